@@ -1,0 +1,323 @@
+"""The shared records: principals, ACLs, sources, revisions, text layers, elements, citations.
+
+Spans are half-open `[char_start, char_end)` character (code point) offsets into a text
+layer. Boxes are `(x0, top, x1, bottom)` in PDF points, origin at the page's top-left.
+Pages are 1-based.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import InvalidCitation, UsageError
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+# The closed sets named in the contract.
+QUARANTINE_REASONS = (
+    "empty",
+    "encrypted",
+    "malformed",
+    "unsupported_type",
+    "type_mismatch",
+    "over_limit",
+    "zip_bomb",
+    "xml_entities",
+    "timeout",
+)
+VERIFY_REASONS = (
+    "ok",
+    "superseded",
+    "document_changed",
+    "offsets_mismatch",
+    "locator_mismatch",
+    "unknown_document",
+)
+VERIFIED_REASONS = ("ok", "superseded")
+ELEMENT_KINDS = ("page", "heading", "paragraph", "list_item", "clause", "table", "cell")
+MEDIA_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "html": "text/html",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+    "csv": "text/csv",
+}
+
+Box = tuple[float, float, float, float]
+
+
+def check_name(kind: str, value: str) -> str:
+    """Return `value` if it is a valid tenant/user/group name, else raise UsageError."""
+    if not NAME_RE.match(value or ""):
+        raise UsageError(
+            f"invalid {kind} name {value!r}: use 1-64 letters, digits, '_', '.' or '-'"
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is asking: a tenant, a subject, and the groups the subject belongs to."""
+
+    tenant: str
+    subject: str
+    groups: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Principal:
+        """Return the principal written `TENANT:USER[:GROUP,GROUP…]`."""
+        parts = (text or "").split(":")
+        if len(parts) not in (2, 3):
+            raise UsageError(
+                f"invalid principal {text!r}: write TENANT:USER or TENANT:USER:GROUP,GROUP"
+            )
+        tenant = check_name("tenant", parts[0])
+        subject = check_name("user", parts[1])
+        groups: tuple[str, ...] = ()
+        if len(parts) == 3 and parts[2]:
+            groups = tuple(sorted({check_name("group", g) for g in parts[2].split(",") if g}))
+        return cls(tenant, subject, groups)
+
+    def __str__(self) -> str:
+        base = f"{self.tenant}:{self.subject}"
+        return f"{base}:{','.join(self.groups)}" if self.groups else base
+
+
+def parse_acl_entry(entry: str) -> str:
+    """Return the canonical form of one ACL entry (`user:NAME`, `group:NAME` or `*`)."""
+    entry = (entry or "").strip()
+    if entry == "*":
+        return entry
+    kind, _, name = entry.partition(":")
+    if kind not in ("user", "group") or not name:
+        raise UsageError(f"invalid ACL entry {entry!r}: write user:NAME, group:NAME or *")
+    return f"{kind}:{check_name(kind, name)}"
+
+
+def acl_allows(acl: tuple[str, ...] | None, principal: Principal) -> bool:
+    """Return True when the ACL grants read to the principal; a missing ACL grants nothing."""
+    if not acl:
+        return False
+    for entry in acl:
+        if entry == "*":
+            return True
+        kind, _, name = entry.partition(":")
+        if kind == "user" and name == principal.subject:
+            return True
+        if kind == "group" and name in principal.groups:
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A named document slot in one tenant; its revisions hold the bytes."""
+
+    tenant: str
+    source_id: str
+    acl: tuple[str, ...]
+    acl_epoch: int
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One immutable byte sequence of a source."""
+
+    tenant: str
+    source_id: str
+    revision_id: str
+    sha256: str
+    media_type: str
+    size: int
+    acquired_at: str
+    valid_from: str
+    valid_to: str | None
+    flags: tuple[str, ...] = ()
+
+    @property
+    def doc_id(self) -> str:
+        return f"{self.source_id}@{self.revision_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A structural piece of a text layer: `text[char_start:char_end]` is its text."""
+
+    kind: str
+    char_start: int
+    char_end: int
+    locator: str
+    page: int | None = None
+    bbox: Box | None = None
+    heading_path: tuple[str, ...] = ()
+    level: int = 0
+    row: int | None = None
+    col: int | None = None
+    flags: tuple[str, ...] = ()
+
+    def to_list(self) -> list[Any]:
+        """Return a compact JSON-able list (the storage form)."""
+        return [
+            self.kind, self.char_start, self.char_end, self.locator, self.page,
+            list(self.bbox) if self.bbox else None, list(self.heading_path), self.level,
+            self.row, self.col, list(self.flags),
+        ]
+
+    @classmethod
+    def from_list(cls, v: list[Any]) -> Element:
+        """Return the element stored by `to_list`."""
+        return cls(v[0], v[1], v[2], v[3], v[4], tuple(v[5]) if v[5] else None,
+                   tuple(v[6]), v[7], v[8], v[9], tuple(v[10]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the element as a JSON object."""
+        d: dict[str, Any] = {
+            "kind": self.kind, "char_start": self.char_start, "char_end": self.char_end,
+            "locator": self.locator, "page": self.page,
+            "bbox": [round(x, 2) for x in self.bbox] if self.bbox else None,
+            "heading_path": list(self.heading_path), "level": self.level,
+        }
+        if self.row is not None:
+            d["row"], d["col"] = self.row, self.col
+        if self.flags:
+            d["flags"] = list(self.flags)
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Per-character page numbers and boxes, parallel to a text layer (PDF only).
+
+    `pages[i] == 0` marks a character the parser inserted (a joining space or newline);
+    it has no box.
+    """
+
+    pages: tuple[int, ...]
+    boxes: tuple[Box, ...]
+
+    def span_boxes(self, start: int, end: int) -> list[tuple[int, Box]]:
+        """Return one union box per page for the characters in `[start, end)`."""
+        out: dict[int, list[float]] = {}
+        pages, boxes = self.pages, self.boxes
+        for i in range(max(0, start), min(end, len(pages))):
+            p = pages[i]
+            if not p:
+                continue
+            b = boxes[i]
+            cur = out.get(p)
+            if cur is None:
+                out[p] = [b[0], b[1], b[2], b[3]]
+            else:
+                cur[0] = min(cur[0], b[0])
+                cur[1] = min(cur[1], b[1])
+                cur[2] = max(cur[2], b[2])
+                cur[3] = max(cur[3], b[3])
+        return [(p, (b[0], b[1], b[2], b[3])) for p, b in sorted(out.items())]
+
+
+@dataclass(frozen=True, slots=True)
+class TextLayer:
+    """One normalised text string of a revision plus its elements, versioned by parser."""
+
+    parser: str
+    version: str
+    text: str
+    elements: tuple[Element, ...]
+    page_count: int = 0
+    page_sizes: tuple[tuple[float, float], ...] = ()
+    geometry: Geometry | None = None
+    flags: tuple[str, ...] = ()
+
+    @property
+    def layer_id(self) -> str:
+        return f"{self.parser}@{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A provenance entry: a pointer into a source plus the quote it claims is there.
+
+    `quote_verified` and `verify_reason` are set by the verifier only.
+    """
+
+    doc_id: str
+    doc_sha256: str
+    text_layer: str
+    locator: str
+    page: int | None
+    bbox: Box | None
+    char_start: int
+    char_end: int
+    quote: str
+    quote_verified: bool = False
+    verify_reason: str | None = None
+    boxes: tuple[tuple[int, Box], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the provenance entry as the JSON object of the contract."""
+        d: dict[str, Any] = {
+            "doc_id": self.doc_id,
+            "doc_sha256": self.doc_sha256,
+            "text_layer": self.text_layer,
+            "locator": self.locator,
+            "page": self.page,
+            "bbox": [round(x, 2) for x in self.bbox] if self.bbox else None,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "quote": self.quote,
+            "quote_verified": self.quote_verified,
+            "verify_reason": self.verify_reason,
+        }
+        if len(self.boxes) > 1:
+            d["boxes"] = [{"page": p, "bbox": [round(x, 2) for x in b]} for p, b in self.boxes]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Citation:
+        """Return the citation in a JSON object; raise InvalidCitation when it is malformed.
+
+        `quote_verified` and `verify_reason` from the input are ignored: only the
+        verifier sets them.
+        """
+        if not isinstance(d, dict):
+            raise InvalidCitation("a provenance entry must be a JSON object")
+        missing = [k for k in ("doc_id", "char_start", "char_end", "quote") if k not in d]
+        if missing:
+            raise InvalidCitation(f"provenance entry lacks {', '.join(missing)}")
+        try:
+            cs, ce = int(d["char_start"]), int(d["char_end"])
+        except (TypeError, ValueError) as exc:
+            raise InvalidCitation("char_start and char_end must be integers") from exc
+        if not isinstance(d["quote"], str) or not isinstance(d["doc_id"], str):
+            raise InvalidCitation("doc_id and quote must be strings")
+        bbox = d.get("bbox")
+        return cls(
+            doc_id=d["doc_id"],
+            doc_sha256=str(d.get("doc_sha256") or ""),
+            text_layer=str(d.get("text_layer") or ""),
+            locator=str(d.get("locator") or ""),
+            page=d.get("page"),
+            bbox=tuple(float(x) for x in bbox) if bbox else None,  # type: ignore[arg-type]
+            char_start=cs,
+            char_end=ce,
+            quote=d["quote"],
+        )
+
+    def with_result(self, verified: bool, reason: str) -> Citation:
+        """Return a copy carrying a verification outcome (verifier only)."""
+        return replace(self, quote_verified=verified, verify_reason=reason)
+
+
+def split_doc_id(doc: str) -> tuple[str, str | None]:
+    """Return (source_id, revision_id or None) of `SOURCE_ID[@REVISION_ID]`."""
+    source_id, sep, rev = doc.rpartition("@")
+    if not sep:
+        return doc, None
+    if not source_id or not re.fullmatch(r"r\d+", rev):
+        return doc, None
+    return source_id, rev

@@ -1,0 +1,45 @@
+"""Parsers: bytes of one media kind in, one `TextLayer` out. Pure functions, no I/O.
+
+Each format module exposes `PARSER`, `VERSION` and
+`parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer`, raising
+`ParseFailure(reason, detail)` with a quarantine reason when the bytes cannot be read.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ..limits import Limits
+from ..model import TextLayer
+
+# media kind → module name (under pincite.parse)
+_MODULES = {
+    "pdf": "pdf",
+    "docx": "docx",
+    "xlsx": "xlsx",
+    "html": "html",
+    "markdown": "text",
+    "text": "text",
+    "csv": "csvfile",
+}
+
+
+def parser_module(kind: str) -> ModuleType:
+    """Return the parser module for a media kind (`pdf`, `docx`, …)."""
+    return importlib.import_module(f"{__name__}.{_MODULES[kind]}")
+
+
+def parser_id(kind: str) -> str:
+    """Return `PARSER@VERSION` of the current parser for a media kind."""
+    mod = parser_module(kind)
+    return f"{mod.PARSER}@{mod.VERSION}"
+
+
+def parse(kind: str, data: bytes, *, password: str | None = None,
+          limits: Limits | None = None) -> TextLayer:
+    """Return the text layer of `data`, read as media kind `kind`."""
+    mod = parser_module(kind)
+    if kind in ("markdown", "text"):
+        return mod.parse(data, password=password, limits=limits or Limits(), markdown=kind == "markdown")
+    return mod.parse(data, password=password, limits=limits or Limits())

@@ -1,0 +1,364 @@
+"""The text-layer builder every parser feeds: blocks in reading order → one text + elements.
+
+A parser calls `heading`, `paragraph` and `table` in reading order; the builder joins the
+blocks with blank lines, keeps every span exact, recognises numbered clauses and assigns
+structural locators:
+
+- a numbered clause (`12.1.a`, `Article 5`, `Cláusula 12`, `Section 4.2`) is an element
+  spanning itself and everything up to the next clause of the same or a higher level;
+  its locator is the clause path (`clause 12.1.a`, `Article 5 > 2`, `Cláusula 12`);
+  paragraphs inside a clause carry the clause's locator;
+- outside clauses, a paragraph's locator is its heading path and paragraph index
+  (`Scope > Definitions ¶2`, or `¶3` before any heading);
+- a table is `table N`, its cells `table N r{row}c{col}` (1-based).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..model import Box, Element, Geometry, TextLayer
+
+BLOCK_SEP = "\n\n"
+CELL_SEP = "\t"
+ROW_SEP = "\n"
+MAX_LOCATOR_TITLE = 60
+
+# (page, box) for each character of a block; None for characters without geometry.
+CharGeom = Sequence[tuple[int, Box] | None]
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_KEYWORDS = {
+    "article": "Article", "artículo": "Artículo", "articulo": "Artículo", "art.": "Article",
+    "clause": "Clause", "cláusula": "Cláusula", "clausula": "Cláusula",
+    "section": "Section", "sección": "Sección", "seccion": "Sección", "§": "§",
+}
+_KEYWORD_RE = re.compile(
+    r"^(?P<kw>article|artículo|articulo|art\.|clause|cláusula|clausula|section|sección|seccion|§)"
+    r"\s*(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})(?![\d,])\.?(?=\s|$|[:.\-–—)])",
+    re.IGNORECASE,
+)
+_NUM_RE = re.compile(
+    r"^(?P<num>\d{1,3}(?:\.\d{1,3}){0,5})(?:\.(?P<let>[a-z]))?(?P<term>[.)])?[ \t\u00a0]+(?P<next>\S)"
+)
+_LETTER_RE = re.compile(r"^\(?(?P<let>[a-z])[.)][ \t\u00a0]+\S")
+_ROMAN_RE = re.compile(r"^\((?P<rom>i{1,3}|iv|v|vi{1,3}|ix|x)\)[ \t\u00a0]+\S")
+
+
+@dataclass(slots=True)
+class _Clause:
+    depth: int
+    label: str  # the path as shown in the locator, e.g. "clause 12.1.a"
+    style: str  # "num" | "kw": how children extend the label
+    mark: str  # "num" | "kw" | "letter" | "roman": how this clause was numbered
+    element: int  # index into the element list
+    heading_depth: int
+    end: int = 0
+
+
+@dataclass(slots=True)
+class ClauseMark:
+    """A clause number found at the start of a block."""
+
+    style: str  # "num" | "kw" | "letter" | "roman"
+    parts: tuple[str, ...]
+    keyword: str = ""
+
+
+def clause_mark(text: str) -> ClauseMark | None:
+    """Return the clause number that opens `text`, if it opens with one."""
+    s = text.lstrip()
+    m = _KEYWORD_RE.match(s)
+    if m:
+        kw = _KEYWORDS[m.group("kw").lower()]
+        return ClauseMark("kw", tuple(m.group("num").split(".")), kw)
+    m = _NUM_RE.match(s)
+    if m:
+        num = m.group("num")
+        parts = tuple(num.split("."))
+        has_dot = len(parts) > 1
+        nxt = m.group("next")
+        if not (m.group("term") or has_dot):
+            return None
+        if not m.group("term") and not (nxt.isupper() or nxt in "(\"'«“"):
+            return None  # "1.5 million" is a number, not a clause
+        if any(len(p) > 1 and p.startswith("0") for p in parts):
+            return None
+        if m.group("let"):
+            parts = parts + (m.group("let"),)
+        return ClauseMark("num", parts)
+    m = _LETTER_RE.match(s)
+    if m:
+        return ClauseMark("letter", (m.group("let"),))
+    m = _ROMAN_RE.match(s)
+    if m:
+        return ClauseMark("roman", (m.group("rom"),))
+    return None
+
+
+def _clean(text: str) -> str:
+    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFC", text))
+
+
+def _clean_same_length(text: str) -> str:
+    # geometry is per character: never change the length
+    return _CONTROL_RE.sub(" ", text)
+
+
+@dataclass
+class LayerBuilder:
+    """Accumulates blocks in reading order and builds a `TextLayer`."""
+
+    parser: str
+    version: str
+    _parts: list[str] = field(default_factory=list)
+    _len: int = 0
+    _elements: list[Element] = field(default_factory=list)
+    _geo_pages: list[int] = field(default_factory=list)
+    _geo_boxes: list[Box] = field(default_factory=list)
+    _has_geometry: bool = False
+    _headings: list[tuple[int, str]] = field(default_factory=list)
+    _clauses: list[_Clause] = field(default_factory=list)
+    _para_index: int = 0
+    _tables: int = 0
+    _page_sizes: dict[int, tuple[float, float]] = field(default_factory=dict)
+    _flags: set[str] = field(default_factory=set)
+    _used_locators: dict[str, int] = field(default_factory=dict)
+    _last_block_end: int = 0
+
+    # ---- low-level text assembly -------------------------------------------------
+
+    def _append(self, text: str, geom: CharGeom | None) -> tuple[int, int]:
+        if self._len:
+            self._push(BLOCK_SEP, None)
+        start = self._len
+        self._push(text, geom)
+        return start, self._len
+
+    def _push(self, text: str, geom: CharGeom | None) -> None:
+        self._parts.append(text)
+        self._len += len(text)
+        if geom is not None:
+            self._has_geometry = True
+        zero: Box = (0.0, 0.0, 0.0, 0.0)
+        if geom is None:
+            self._geo_pages.extend([0] * len(text))
+            self._geo_boxes.extend([zero] * len(text))
+        else:
+            if len(geom) != len(text):
+                raise ValueError("geometry must have one entry per character")
+            for g in geom:
+                if g is None:
+                    self._geo_pages.append(0)
+                    self._geo_boxes.append(zero)
+                else:
+                    self._geo_pages.append(g[0])
+                    self._geo_boxes.append(g[1])
+
+    def _where(self, start: int, end: int, page: int | None) -> tuple[int | None, Box | None]:
+        if not self._has_geometry:
+            return page, None
+        geo = Geometry(tuple(self._geo_pages[start:end]), tuple(self._geo_boxes[start:end]))
+        spans = geo.span_boxes(0, end - start)
+        if not spans:
+            return page, None
+        return spans[0]
+
+    # ---- structure ----------------------------------------------------------------
+
+    def _unique(self, locator: str) -> str:
+        n = self._used_locators.get(locator, 0) + 1
+        self._used_locators[locator] = n
+        return locator if n == 1 else f"{locator} #{n}"
+
+    def _heading_path(self) -> tuple[str, ...]:
+        return tuple(t for _, t in self._headings)
+
+    def _close_clauses(self, keep: int) -> None:
+        """Close open clauses until `keep` remain; each clause ends at the last block end."""
+        while len(self._clauses) > keep:
+            c = self._clauses.pop()
+            e = self._elements[c.element]
+            self._elements[c.element] = Element(
+                e.kind, e.char_start, max(self._last_block_end, e.char_end), e.locator,
+                e.page, e.bbox, e.heading_path, e.level, e.row, e.col, e.flags,
+            )
+
+    def _open_clause(self, mark: ClauseMark, start: int, end: int, page: int | None,
+                     bbox: Box | None) -> _Clause | None:
+        if mark.style == "letter":
+            parent = next((c for c in reversed(self._clauses) if c.mark in ("num", "kw")), None)
+        elif mark.style == "roman":
+            parent = next((c for c in reversed(self._clauses) if c.mark != "roman"), None)
+        else:
+            parent = self._clauses[-1] if self._clauses else None
+        if mark.style == "kw":
+            depth = len(mark.parts) - 1
+            label = f"{mark.keyword} {'.'.join(mark.parts)}"
+            style = "kw"
+        elif mark.style == "num":
+            kw_parent = next((c for c in reversed(self._clauses) if c.style == "kw"), None)
+            base = kw_parent.depth + 1 if kw_parent else 0
+            depth = base + len(mark.parts)
+            num = ".".join(mark.parts)
+            label = f"{kw_parent.label} > {num}" if kw_parent else f"clause {num}"
+            style = "num"
+        else:
+            if parent is None:
+                return None  # a lettered item outside any clause is a plain list item
+            depth = parent.depth + 1
+            sep = "." if parent.style == "num" else " > "
+            label = f"{parent.label}{sep}{mark.parts[0]}"
+            style = parent.style
+        keep = len(self._clauses)
+        while keep and self._clauses[keep - 1].depth >= depth:
+            keep -= 1
+        self._close_clauses(keep)
+        if mark.style in ("letter", "roman") and not self._clauses:
+            return None
+        locator = self._unique(label)
+        self._elements.append(Element(
+            "clause", start, end, locator, page, bbox, self._heading_path(), depth,
+        ))
+        clause = _Clause(depth, locator, style, mark.style, len(self._elements) - 1,
+                         len(self._headings))
+        self._clauses.append(clause)
+        return clause
+
+    def _plain_locator(self) -> str:
+        self._para_index += 1
+        path = " > ".join(t[:MAX_LOCATOR_TITLE] for t in self._heading_path())
+        return f"{path} ¶{self._para_index}" if path else f"¶{self._para_index}"
+
+    # ---- public API ---------------------------------------------------------------
+
+    def page_size(self, page: int, width: float, height: float) -> None:
+        """Record the size of a 1-based page in points."""
+        self._page_sizes[page] = (float(width), float(height))
+
+    def flag(self, name: str) -> None:
+        """Add a flag to the whole text layer (e.g. `hidden_text`)."""
+        self._flags.add(name)
+
+    def heading(self, text: str, level: int, *, page: int | None = None,
+                chars: CharGeom | None = None, flags: tuple[str, ...] = ()) -> None:
+        """Add a heading of `level` (1 = top)."""
+        text = _clean(text) if chars is None else _clean_same_length(text)
+        if not text.strip():
+            return
+        start, end = self._append(text, chars)
+        pg, bbox = self._where(start, end, page)
+        title = " ".join(text.split())
+        mark = clause_mark(text)
+        # an unnumbered heading closes clauses opened at its depth or deeper
+        while self._headings and self._headings[-1][0] >= level:
+            self._headings.pop()
+        if mark is None or mark.style in ("letter", "roman"):
+            keep = len(self._clauses)
+            while keep and self._clauses[keep - 1].heading_depth >= len(self._headings):
+                keep -= 1
+            self._close_clauses(keep)
+        clause = self._open_clause(mark, start, end, pg, bbox) if mark else None
+        self._last_block_end = end
+        self._headings.append((level, title[:200]))
+        self._para_index = 0
+        locator = clause.label if clause else self._unique(
+            " > ".join(t[:MAX_LOCATOR_TITLE] for t in self._heading_path()))
+        self._elements.append(Element(
+            "heading", start, end, locator, pg, bbox, self._heading_path()[:-1], level,
+            flags=tuple(flags),
+        ))
+        self._flags.update(flags)
+
+    def paragraph(self, text: str, *, kind: str = "paragraph", page: int | None = None,
+                  chars: CharGeom | None = None, flags: tuple[str, ...] = ()) -> None:
+        """Add a paragraph or list item."""
+        text = _clean(text) if chars is None else _clean_same_length(text)
+        if not text.strip():
+            return
+        start, end = self._append(text, chars)
+        pg, bbox = self._where(start, end, page)
+        mark = clause_mark(text)
+        clause = self._open_clause(mark, start, end, pg, bbox) if mark else None
+        self._last_block_end = end
+        if clause is not None:
+            locator = clause.label
+        elif self._clauses:
+            locator = self._clauses[-1].label
+        else:
+            locator = self._plain_locator()
+        self._elements.append(Element(
+            kind, start, end, locator, pg, bbox, self._heading_path(), flags=tuple(flags),
+        ))
+        self._flags.update(flags)
+
+    def table(self, rows: Sequence[Sequence[str]], *, page: int | None = None,
+              cell_chars: Sequence[Sequence[CharGeom | None]] | None = None,
+              flags: tuple[str, ...] = ()) -> None:
+        """Add a table given as rows of cell texts (merged cells repeated or empty)."""
+        rows = [[_clean(c) if cell_chars is None else _clean_same_length(c) for c in r]
+                for r in rows]
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        if not rows:
+            return
+        self._tables += 1
+        n = self._tables
+        if self._len:
+            self._push(BLOCK_SEP, None)
+        tstart = self._len
+        cells: list[Element] = []
+        hp = self._heading_path()
+        for ri, row in enumerate(rows):
+            if ri:
+                self._push(ROW_SEP, None)
+            for ci, cell in enumerate(row):
+                if ci:
+                    self._push(CELL_SEP, None)
+                text = " ".join(cell.split()) if cell_chars is None else cell
+                geom = cell_chars[ri][ci] if cell_chars is not None else None
+                cs = self._len
+                self._push(text, geom)
+                if text.strip():
+                    pg, bbox = self._where(cs, self._len, page)
+                    cells.append(Element(
+                        "cell", cs, self._len, f"table {n} r{ri + 1}c{ci + 1}", pg, bbox, hp,
+                        row=ri + 1, col=ci + 1,
+                    ))
+        tend = self._len
+        pg, bbox = self._where(tstart, tend, page)
+        self._elements.append(Element("table", tstart, tend, f"table {n}", pg, bbox, hp,
+                                      flags=tuple(flags)))
+        self._elements.extend(cells)
+        self._last_block_end = tend
+        self._flags.update(flags)
+
+    def build(self) -> TextLayer:
+        """Return the finished text layer (closing every open clause)."""
+        self._close_clauses(0)
+        text = "".join(self._parts)
+        elements = list(self._elements)
+        geometry = None
+        page_count = max(self._page_sizes) if self._page_sizes else 0
+        if self._has_geometry:
+            geometry = Geometry(tuple(self._geo_pages), tuple(self._geo_boxes))
+            spans: dict[int, list[int]] = {}
+            for i, p in enumerate(self._geo_pages):
+                if p:
+                    s = spans.get(p)
+                    if s is None:
+                        spans[p] = [i, i + 1]
+                    else:
+                        s[1] = i + 1
+            for p, (a, b) in sorted(spans.items()):
+                w, h = self._page_sizes.get(p, (0.0, 0.0))
+                elements.append(Element("page", a, b, f"page {p}", p, (0.0, 0.0, w, h)))
+        elements.sort(key=lambda e: (e.char_start, -e.char_end))
+        return TextLayer(
+            parser=self.parser, version=self.version, text=text, elements=tuple(elements),
+            page_count=page_count,
+            page_sizes=tuple(self._page_sizes.get(p, (0.0, 0.0)) for p in range(1, page_count + 1)),
+            geometry=geometry, flags=tuple(sorted(self._flags)),
+        )

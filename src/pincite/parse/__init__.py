@@ -33,7 +33,8 @@ def parser_module(kind: str) -> ModuleType:
 def parser_id(kind: str) -> str:
     """Return `PARSER@VERSION` of the current parser for a media kind."""
     mod = parser_module(kind)
-    return f"{mod.PARSER}@{mod.VERSION}"
+    name = mod.MARKDOWN_PARSER if kind == "markdown" else mod.PARSER
+    return f"{name}@{mod.VERSION}"
 
 
 def parse(kind: str, data: bytes, *, password: str | None = None,

@@ -1,0 +1,50 @@
+# pincite — the two quick-start commands are `make run` and `make test`.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PINCITE:= $(VENV)/bin/pincite
+STORE  ?= pincite-store
+RUNDIR ?= reports/run
+
+.PHONY: run test bench lint venv clean examples
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+# The main job on the embedded SQLite default: ingest examples/, cite, verify.
+run: venv
+	@mkdir -p $(RUNDIR)
+	$(PINCITE) --store $(STORE) ingest examples/ --tenant demo --acl group:analysts
+	$(PINCITE) --store $(STORE) sources --as demo:ana:analysts
+	$(PINCITE) --store $(STORE) cite tender/pliego.pdf --as demo:ana:analysts \
+		--quote "igual o superior a 450.000 euros" \
+		--quote "El plazo de presentación de ofertas finalizará el 15 de enero de 2027 a las 14:00 horas" \
+		--json | tee $(RUNDIR)/citations.jsonl
+	$(PINCITE) --store $(STORE) cite tender/anexo-tecnico.docx --as demo:ana:analysts \
+		--quote "al menos tres contratos de naturaleza similar" --json | tee -a $(RUNDIR)/citations.jsonl
+	$(PINCITE) --store $(STORE) cite tender/anuncio.html --as demo:ana:analysts \
+		--quote "Procedimiento abierto" --json | tee -a $(RUNDIR)/citations.jsonl
+	$(PINCITE) --store $(STORE) verify $(RUNDIR)/citations.jsonl --as demo:ana:analysts
+	@echo "--- another tenant sees nothing:"
+	-$(PINCITE) --store $(STORE) cite tender/pliego.pdf --as other:eve --quote "450.000"
+
+test: venv
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: venv
+	$(PY) bench/ingest.py
+
+lint: venv
+	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/mypy src
+
+# Regenerate the example corpus (committed; deterministic).
+examples: venv
+	$(PY) scripts/make_examples.py examples
+
+clean:
+	rm -rf $(STORE) reports .pytest_cache

@@ -1,0 +1,191 @@
+"""Ingest benchmark: pages/s of pincite's PDF parse beside raw pypdfium2, and verifications/s.
+
+Runs on the CUAD dev PDFs (or `--data DIR` holding PDFs). Every system runs in the same
+process, on the same files, in the same run, so the ratios hold on a noisy machine:
+
+- pypdfium2 text          get_text_range() per page
+- pypdfium2 text+boxes    the same plus get_charbox() for every character
+- pincite parse           pincite.parse.pdf in-process (no sandbox)
+- pincite parse (sandbox) the same through the parser sandbox (a reused child process)
+- pincite ingest          sniff + sandboxed parse + blob + SQLite commit
+
+Then verifications/s: citations of random spans verified again and again with the
+per-revision hash cached (the steady state of `pincite verify` over many entries).
+
+Usage: python bench/ingest.py [--data DIR] [--repeat N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "cuad" / "dev" / "full_contract_pdf"
+
+
+def _pdfs(data: Path) -> list[Path]:
+    return sorted(p for p in data.rglob("*") if p.suffix.lower() == ".pdf")
+
+
+def bench_pdfium_text(files: list[bytes]) -> int:
+    import pypdfium2 as pdfium
+
+    pages = 0
+    for data in files:
+        doc = pdfium.PdfDocument(data)
+        for i in range(len(doc)):
+            tp = doc[i].get_textpage()
+            tp.get_text_range()
+            pages += 1
+        doc.close()
+    return pages
+
+
+def bench_pdfium_boxes(files: list[bytes]) -> int:
+    import pypdfium2 as pdfium
+
+    pages = 0
+    for data in files:
+        doc = pdfium.PdfDocument(data)
+        for i in range(len(doc)):
+            tp = doc[i].get_textpage()
+            tp.get_text_range()
+            for j in range(tp.count_chars()):
+                tp.get_charbox(j)
+            pages += 1
+        doc.close()
+    return pages
+
+
+def bench_parse(files: list[bytes]) -> int:
+    from pincite.limits import Limits
+    from pincite.parse import parse
+
+    pages = 0
+    for data in files:
+        pages += parse("pdf", data, limits=Limits()).page_count
+    return pages
+
+
+def bench_parse_sandbox(files: list[bytes]) -> int:
+    from pincite.limits import Limits
+    from pincite.sources.sandbox import ParserSandbox
+
+    pages = 0
+    with ParserSandbox(Limits()) as sb:
+        sb.parse("text", b"warm up the worker")
+        t0 = time.perf_counter()
+        for data in files:
+            pages += sb.parse("pdf", data).page_count
+        bench_parse_sandbox.elapsed = time.perf_counter() - t0  # type: ignore[attr-defined]
+    return pages
+
+
+def bench_ingest(files: list[bytes]) -> int:
+    from pincite.sources.ingest import Ingestor
+    from pincite.store import open_store
+
+    pages = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "s")
+        with Ingestor(store, tenant="bench", acl=["*"]) as ing:
+            ing.ingest(b"warm up the worker", source_id="warm.txt", path="warm.txt")
+            t0 = time.perf_counter()
+            for i, data in enumerate(files):
+                r = ing.ingest(data, source_id=f"d{i}.pdf", path=f"d{i}.pdf", name=f"d{i}.pdf")
+                assert r.status == "new", r
+                rev = store.latest_revision("bench", f"d{i}.pdf")
+                layer = store.text_layer(rev)  # type: ignore[arg-type]
+                pages += layer.page_count  # type: ignore[union-attr]
+            bench_ingest.elapsed = time.perf_counter() - t0  # type: ignore[attr-defined]
+        store.close()
+    return pages
+
+
+def bench_verify(files: list[bytes], n: int = 200_000) -> tuple[int, float]:
+    from pincite.model import Principal
+    from pincite.sources.ingest import Ingestor
+    from pincite.store import open_store
+    from pincite.verify import Verifier
+
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "s")
+        with Ingestor(store, tenant="bench", acl=["*"], sandbox=False) as ing:
+            for i, data in enumerate(files[:5]):
+                ing.ingest(data, source_id=f"d{i}.pdf", path=f"d{i}.pdf", name=f"d{i}.pdf")
+        ver = Verifier(store, Principal.parse("bench:u"))
+        cites = []
+        for i in range(min(5, len(files))):
+            rev = store.latest_revision("bench", f"d{i}.pdf")
+            loaded = ver.layer(rev)  # type: ignore[arg-type]
+            text = loaded.text  # type: ignore[union-attr]
+            for _ in range(200):
+                a = rng.randrange(0, max(1, len(text) - 300))
+                while a < len(text) and text[a].isspace():
+                    a += 1
+                b = min(len(text), a + rng.randrange(20, 300))
+                from pincite.verify import citation_for
+
+                cites.append(citation_for(rev, loaded, a, b))  # type: ignore[arg-type]
+        reps = max(1, n // len(cites))
+        t0 = time.perf_counter()
+        ok = 0
+        for _ in range(reps):
+            for c in cites:
+                ok += ver.verify(c).quote_verified
+        elapsed = time.perf_counter() - t0
+        store.close()
+    return reps * len(cites), elapsed if ok == reps * len(cites) else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT / "src"))
+    paths = _pdfs(args.data)
+    if not paths:
+        sys.exit(f"no PDFs under {args.data}")
+    files = [p.read_bytes() for p in paths] * args.repeat
+    rows = []
+    for name, fn in [("pypdfium2 text", bench_pdfium_text),
+                     ("pypdfium2 text+boxes", bench_pdfium_boxes),
+                     ("pincite parse", bench_parse),
+                     ("pincite parse (sandbox)", bench_parse_sandbox),
+                     ("pincite ingest", bench_ingest)]:
+        t0 = time.perf_counter()
+        pages = fn(files)
+        elapsed = getattr(fn, "elapsed", None) or (time.perf_counter() - t0)
+        rows.append({"system": name, "pages": pages, "seconds": round(elapsed, 3),
+                     "pages_per_s": round(pages / elapsed, 1)})
+    base = next(r for r in rows if r["system"] == "pypdfium2 text+boxes")["pages_per_s"]
+    for r in rows:
+        r["ratio_vs_text+boxes"] = round(r["pages_per_s"] / base, 2)
+    nver, vsec = bench_verify(files)
+    out = {"documents": len(files), "rows": rows,
+           "verify": {"verifications": nver, "seconds": round(vsec, 3),
+                      "per_s": round(nver / vsec) if vsec == vsec else None}}
+    if args.json:
+        print(json.dumps(out))
+        return
+    print(f"{len(files)} PDFs from {args.data}")
+    print(f"{'system':26} {'pages':>6} {'seconds':>8} {'pages/s':>9} {'× text+boxes':>13}")
+    for r in rows:
+        print(f"{r['system']:26} {r['pages']:>6} {r['seconds']:>8.2f} {r['pages_per_s']:>9.1f} "
+              f"{r['ratio_vs_text+boxes']:>13.2f}")
+    v = out["verify"]
+    print(f"verify: {v['verifications']} verifications in {v['seconds']:.2f}s = {v['per_s']}/s "
+          "(per-revision hash cached)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""The facade: `pincite.open(url)` → a `Library` that composes the stages. No logic of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+from .errors import NotFound, UsageError
+from .limits import Limits
+from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
+from .resolve import resolve_doc, visible_source
+from .sources.ingest import IngestResult, Ingestor, reparse_revision
+from .store import QuarantineRecord, open_store
+from .store.fsck import FsckReport, fsck
+from .verify import Verifier
+
+
+def open_library(url: str | Path) -> Library:
+    """Return the library stored at `url`."""
+    return Library(open_store(url))
+
+
+def walk_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[Path, str]]:
+    """Yield (file, default source id) for each input; directories are walked in name order.
+
+    The source id is the file's path relative to the directory given, or its name.
+    """
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            for f in sorted(x for x in path.rglob("*") if x.is_file()):
+                if any(part.startswith(".") for part in f.relative_to(path).parts):
+                    continue
+                yield f, f.relative_to(path).as_posix()
+        elif path.is_file():
+            yield path, path.name
+        else:
+            raise UsageError(f"{path} does not exist")
+
+
+class Library:
+    """A pincite library: sources, revisions, text layers and citations in one store."""
+
+    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+        self.store = store
+
+    def close(self) -> None:
+        """Close the store connection."""
+        self.store.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- ingest -------------------------------------------------------------------------
+
+    def ingest(self, paths: Sequence[str | Path], *, tenant: str, acl: Sequence[str] | None,
+               source_id: str | None = None, password: str | None = None,
+               limits: Limits | None = None, sandbox: bool = True,
+               on_result: Callable[[IngestResult], None] | None = None) -> list[IngestResult]:
+        """Ingest files and directories; return one result per file.
+
+        `acl=None` keeps an existing source's ACL and is refused for a new source.
+        """
+        inputs = list(walk_inputs(paths))
+        if source_id is not None and len(inputs) != 1:
+            raise UsageError("--id names one source: give exactly one file with it")
+        results = []
+        with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox) as ing:
+            for f, default_id in inputs:
+                data = f.read_bytes()
+                r = ing.ingest(data, source_id=source_id or default_id, path=str(f),
+                               name=f.name, password=password)
+                results.append(r)
+                if on_result is not None:
+                    on_result(r)
+        return results
+
+    def ingest_bytes(self, data: bytes, *, source_id: str, tenant: str,
+                     acl: Sequence[str] | None, name: str | None = None,
+                     password: str | None = None, limits: Limits | None = None,
+                     sandbox: bool = True) -> IngestResult:
+        """Ingest one byte string under `source_id`; return what happened."""
+        with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox) as ing:
+            return ing.ingest(data, source_id=source_id, path=name or source_id, name=name,
+                              password=password)
+
+    def reparse(self, principal: Principal, source_ids: Iterable[str] = (),
+                sandbox: bool = True) -> list[tuple[str, str | None]]:
+        """Re-parse visible sources with the current parsers; return (doc_id, new layer id or None)."""
+        ids = list(source_ids) or [s.source_id for s in self.sources(principal)]
+        out = []
+        with Ingestor(self.store, tenant=principal.tenant, acl=None, sandbox=sandbox) as ing:
+            for sid in ids:
+                if visible_source(self.store, principal, sid) is None:
+                    raise NotFound("source", sid)
+                for rev in self.store.revisions(principal.tenant, sid):
+                    out.append((rev.doc_id, reparse_revision(ing, rev)))
+        return out
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def sources(self, principal: Principal) -> list[Source]:
+        """Return the sources the principal may read."""
+        return [s for s in self.store.sources(principal.tenant)
+                if visible_source(self.store, principal, s.source_id) is not None]
+
+    def revisions(self, principal: Principal, source_id: str) -> list[Revision]:
+        """Return a visible source's revisions, oldest first."""
+        if visible_source(self.store, principal, source_id) is None:
+            raise NotFound("source", source_id)
+        return self.store.revisions(principal.tenant, source_id)
+
+    def quarantined(self, principal: Principal) -> list[QuarantineRecord]:
+        """Return the quarantine records of the principal's tenant."""
+        return self.store.quarantined(principal.tenant)
+
+    def document(self, principal: Principal, doc: str) -> tuple[Revision, TextLayer]:
+        """Return the revision `doc` names and its newest text layer."""
+        rev = resolve_doc(self.store, principal, doc)
+        layer = self.store.text_layer(rev)
+        if layer is None:
+            raise NotFound("document", doc)
+        return rev, layer
+
+    # ---- citations -----------------------------------------------------------------------
+
+    def verifier(self, principal: Principal) -> Verifier:
+        """Return a verifier acting as `principal` (it caches per revision)."""
+        return Verifier(self.store, principal)
+
+    def cite(self, principal: Principal, doc: str, quote: str) -> Citation:
+        """Return the verified citation of `quote` in `doc`."""
+        return self.verifier(principal).cite(doc, quote)
+
+    def verify(self, principal: Principal, entries: Iterable[Citation]) -> list[Citation]:
+        """Return each provenance entry with its verification outcome."""
+        return self.verifier(principal).verify_all(entries)
+
+    # ---- administration -------------------------------------------------------------
+
+    def set_acl(self, principal: Principal, source_id: str, entries: Sequence[str]) -> Source:
+        """Replace the ACL of a source the principal can read; return the updated source."""
+        if visible_source(self.store, principal, source_id) is None:
+            raise NotFound("source", source_id)
+        acl = tuple(sorted({parse_acl_entry(e) for e in entries}))
+        self.store.set_acl(principal.tenant, source_id, acl)
+        src = self.store.source(principal.tenant, source_id)
+        assert src is not None
+        return src
+
+    def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
+        """Check the store and reclaim debris of interrupted writes."""
+        return fsck(self.store, grace_seconds=grace_seconds)

@@ -1,0 +1,461 @@
+"""HTML → text layer, with lxml and nothing fetched.
+
+Decoding: a BOM, else a `<meta charset>` in the first 4 KiB (ISO-8859-1 and ASCII read as
+windows-1252, as browsers do), else UTF-8; undecodable bytes become U+FFFD (flag
+`invalid_utf8`). libxml2's HTML parser then runs with network access off, comments and
+processing instructions removed; it never fetches a DTD, an image or a stylesheet.
+
+Reading order: `script`, `style`, `template`, `noscript`, `head` and embedded objects are
+dropped; every block element (`p`, `div`, `li`, `h1`-`h6`, `pre`, `blockquote`,
+`section`, …) closes the text before it; `h1`-`h6` become headings of that level, `li`
+list items (a `p` inside an `li` stays part of the list item; an `ol` item carries the
+number a browser shows, `start`, `type` and `value` honoured, so `<ol><li>` clauses get
+clause locators), `pre` keeps its line
+breaks and relative indentation, `br` is a line break. A table becomes one table: rows from `thead`/`tbody`/
+`tfoot`/`tr`, `colspan`/`rowspan` expanded into the grid with the text in the top-left
+cell and empty strings in the covered ones (columns left empty in every row are dropped,
+so spans cannot widen the text); a nested table's text is flattened into its
+cell; a `caption` is a paragraph before the table.
+
+Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, an inline
+style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, or with bidi
+controls / tag characters; the text is kept), `external_ref` (a remote `src`, `href` of
+`link`, `data`, `poster`, `srcset`, `background`, CSS `url()`/`@import`, or a meta
+refresh; never fetched), `truncated` (nesting deeper than `limits.max_html_depth` or than
+libxml2's own bound of 255 levels, a span clamped to 1000 columns / the sheet limits, a
+table past `max_table_cells`), `invalid_utf8`.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import lxml.etree
+import lxml.html
+
+from ..errors import ParseFailure
+from ..limits import Limits
+from ..model import TextLayer
+from .layout import LayerBuilder
+from .text import HIDDEN_CHARS_RE, bom_encoding, decode_text, drop_empty_columns
+
+PARSER = "html"
+VERSION = "1"
+
+MAX_COLSPAN = 1000  # the HTML standard's own clamp
+MAX_ROWSPAN = 65534
+
+SKIP_TAGS = frozenset({
+    "script", "style", "template", "noscript", "head", "title", "meta", "link", "base",
+    "iframe", "frame", "frameset", "object", "embed", "applet", "canvas", "svg", "select",
+    "datalist", "param", "source", "track", "audio", "video", "map",
+})
+BLOCK_TAGS = frozenset({
+    "address", "article", "aside", "blockquote", "body", "center", "dd", "details",
+    "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
+    "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend",
+    "li", "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre", "section",
+    "summary", "ul", "xmp", "caption", "option", "optgroup", "tr", "td", "th", "tbody",
+    "thead", "tfoot",
+})
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+PRE_TAGS = frozenset({"pre", "listing", "xmp", "plaintext", "textarea"})
+
+_META_CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_\-:.]+)", re.I)
+_HIDDEN_STYLE_RE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+    r"|font-size\s*:\s*0(?:\.0*)?(?![.\d])|opacity\s*:\s*0(?:\.0*)?(?![.\d])",
+    re.I,
+)
+_REMOTE_RE = re.compile(r"^\s*(?:https?:|ftp:|file:|//|\\\\)", re.I)
+_CSS_REMOTE_RE = re.compile(
+    r"url\(\s*[\"']?\s*(?:https?:|ftp:|file:|//)|@import\s+[\"']\s*(?:https?:|ftp:|//)", re.I
+)
+_REF_ATTRS = ("src", "data", "poster", "background", "lowsrc", "dynsrc", "longdesc")
+_WS_RE = re.compile(r"[ \t\n\r\f\v]+")
+_WINDOWS_1252_ALIASES = {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii",
+                         "l1", "iso_8859-1", "cp819", "ibm819"}
+
+
+def _sniff_encoding(data: bytes) -> str:
+    enc, _ = bom_encoding(data)
+    if enc:
+        return enc
+    m = _META_CHARSET_RE.search(data[:4096])
+    if m:
+        name = m.group(1).decode("ascii", "ignore").strip().lower()
+        if name in _WINDOWS_1252_ALIASES:
+            return "cp1252"
+        if name.startswith("utf-16") or name.startswith("utf-32"):
+            return "utf-8"  # a meta tag cannot declare a 16-bit encoding (WHATWG)
+        try:
+            "".encode(name)
+        except LookupError:
+            return "utf-8"
+        return name
+    return "utf-8"
+
+
+def _tag(el: lxml.etree._Element) -> str | None:
+    tag = el.tag
+    if not isinstance(tag, str):
+        return None  # comment, processing instruction, entity
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+def _is_hidden(el: lxml.etree._Element) -> bool:
+    a = el.attrib
+    if "hidden" in a or a.get("aria-hidden", "").strip().lower() == "true":
+        return True
+    if a.get("type", "").lower() == "hidden":
+        return True
+    style = a.get("style")
+    return bool(style and _HIDDEN_STYLE_RE.search(style))
+
+
+def _has_external_refs(root: lxml.etree._Element) -> bool:
+    for el in root.iter():
+        tag = _tag(el)
+        if tag is None:
+            continue
+        a = el.attrib
+        for name in _REF_ATTRS:
+            v = a.get(name)
+            if v and _REMOTE_RE.match(v):
+                return True
+        if tag in ("link", "base") and _REMOTE_RE.match(a.get("href", "")):
+            return True
+        srcset = a.get("srcset") or a.get("imagesrcset")
+        if srcset and any(_REMOTE_RE.match(p) for p in srcset.split(",")):
+            return True
+        style = a.get("style")
+        if style and _CSS_REMOTE_RE.search(style):
+            return True
+        if tag == "style" and el.text and _CSS_REMOTE_RE.search(el.text):
+            return True
+        if tag == "meta" and a.get("http-equiv", "").lower() == "refresh":
+            if re.search(r"url\s*=\s*['\"]?\s*(?:https?:|ftp:|//)", a.get("content", ""), re.I):
+                return True
+    return False
+
+
+@dataclass
+class _Ctx:
+    hidden: bool
+    depth: int
+    pre: bool
+    kind: str  # "paragraph" | "list_item" | "heading"
+    level: int
+
+
+@dataclass
+class _Buffer:
+    parts: list[str] = field(default_factory=list)
+    hidden: bool = False
+    pre: bool = False
+
+    def add(self, text: str | None, ctx: _Ctx) -> None:
+        if not text:
+            return
+        if not ctx.pre:
+            text = _WS_RE.sub(" ", text)
+        else:
+            self.pre = True
+        if ctx.hidden and text.strip():
+            self.hidden = True
+        self.parts.append(text)
+
+    def take(self) -> tuple[str, bool]:
+        raw = "".join(self.parts)
+        hidden = self.hidden
+        self.parts.clear()
+        self.hidden = False
+        if self.pre:
+            self.pre = False
+            return textwrap.dedent(raw.strip("\n")).strip(), hidden
+        lines = [" ".join(ln.split()) for ln in raw.split("\n")]
+        return "\n".join(ln for ln in lines if ln), hidden
+
+
+class _Walker:
+    """Walks the tree once, iteratively, feeding blocks to the builder in reading order."""
+
+    def __init__(self, builder: LayerBuilder, limits: Limits) -> None:
+        self.b = builder
+        self.limits = limits
+        self.truncated = False
+        self.buf = _Buffer()
+        self.lists: dict[lxml.etree._Element, list] = {}  # ol → [next number, type]
+
+    def flush(self, ctx: _Ctx) -> None:
+        text, hidden = self.buf.take()
+        if not text.strip():
+            return
+        flags = ("hidden_text",) if hidden or HIDDEN_CHARS_RE.search(text) else ()
+        if ctx.kind == "heading":
+            self.b.heading(text, ctx.level, flags=flags)
+        else:
+            self.b.paragraph(text, kind=ctx.kind, flags=flags)
+
+    def child_ctx(self, el: lxml.etree._Element, tag: str, ctx: _Ctx) -> _Ctx:
+        hidden = ctx.hidden or _is_hidden(el)
+        pre = ctx.pre or tag in PRE_TAGS
+        kind, level = ctx.kind, ctx.level
+        if tag in HEADINGS:
+            kind, level = "heading", HEADINGS[tag]
+        elif tag == "li":
+            kind, level = "list_item", 0
+        elif tag in ("ul", "ol", "dl", "blockquote", "table"):
+            kind, level = "paragraph", 0
+        return _Ctx(hidden, ctx.depth + 1, pre, kind, level)
+
+    def walk(self, root: lxml.etree._Element) -> None:
+        top = _Ctx(False, 0, False, "paragraph", 0)
+        # frames: (element, context of the element, context of its parent, entering?)
+        stack: list[tuple[lxml.etree._Element, _Ctx, _Ctx, bool]] = [(root, top, top, True)]
+        while stack:
+            el, ctx, parent, entering = stack.pop()
+            tag = _tag(el)
+            if not entering:
+                if tag in BLOCK_TAGS:
+                    self.flush(ctx)
+                self.buf.add(el.tail, parent)
+                continue
+            if tag is None or tag in SKIP_TAGS:
+                self.buf.add(el.tail, parent)
+                continue
+            if ctx.depth > self.limits.max_html_depth:
+                self.truncated = True
+                self.buf.add(el.tail, parent)
+                continue
+            if tag in BLOCK_TAGS:
+                self.flush(parent)
+            if tag == "table":
+                self.table(el, ctx)
+                self.buf.add(el.tail, parent)
+                continue
+            if tag == "br":
+                self.buf.parts.append("\n")
+                self.buf.add(el.tail, parent)
+                continue
+            if tag == "ol":
+                self.start_list(el)
+            elif tag == "li":
+                label = self.item_label(el)
+                if label:
+                    self.buf.add(label + " ", ctx)
+            self.buf.add(el.text, ctx)
+            stack.append((el, ctx, parent, False))
+            for child in reversed(el):
+                ctag = _tag(child)
+                cctx = self.child_ctx(child, ctag, ctx) if ctag else ctx
+                stack.append((child, cctx, ctx, True))
+
+    # ---- ordered lists ----------------------------------------------------------
+
+    def start_list(self, ol: lxml.etree._Element) -> None:
+        style = ol.get("style", "")
+        if re.search(r"list-style(?:-type)?\s*:\s*none", style, re.I):
+            return
+        m = re.match(r"\s*(-?\d{1,9})", ol.get("start", ""))
+        kind = ol.get("type", "1")
+        self.lists[ol] = [int(m.group(1)) if m else 1, kind if kind in ("1", "a", "A", "i", "I") else "1"]
+
+    def item_label(self, li: lxml.etree._Element) -> str:
+        """Return the number a browser shows before an item of an `ol` (advancing it)."""
+        state = self.lists.get(li.getparent())  # type: ignore[arg-type]
+        if state is None:
+            return ""
+        m = re.match(r"\s*(-?\d{1,9})", li.get("value", ""))
+        if m:
+            state[0] = int(m.group(1))
+        n, kind = state
+        state[0] = n + 1
+        if kind in ("a", "A") and n > 0:
+            text = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+        elif kind in ("i", "I") and 0 < n < 4000:
+            text = _roman(n)
+        else:
+            text = str(n)
+        return (text.upper() if kind in ("A", "I") else text) + "."
+
+    # ---- tables -----------------------------------------------------------------
+
+    def flat_text(self, el: lxml.etree._Element, hidden0: bool, depth0: int) -> tuple[str, bool]:
+        """Return the text of a subtree on one line (block boundaries → spaces)."""
+        parts: list[str] = []
+        hidden = False
+        # frames: (node, hidden state of its parent, depth, entering?)
+        stack: list[tuple[lxml.etree._Element, bool, int, bool]] = [(el, hidden0, depth0, True)]
+        while stack:
+            node, parent_hidden, depth, entering = stack.pop()
+            tag = _tag(node)
+            if entering and tag is not None and tag not in SKIP_TAGS:
+                if depth > self.limits.max_html_depth:
+                    self.truncated = True
+                else:
+                    h = parent_hidden or _is_hidden(node)
+                    if node.text:
+                        parts.append(node.text)
+                        hidden = hidden or (h and bool(node.text.strip()))
+                    stack.append((node, parent_hidden, depth, False))
+                    for child in reversed(node):
+                        stack.append((child, h, depth + 1, True))
+                    continue
+            if not entering and (tag in BLOCK_TAGS or tag == "br"):
+                parts.append(" ")
+            if node is not el and node.tail:
+                parts.append(node.tail)
+                hidden = hidden or (parent_hidden and bool(node.tail.strip()))
+        return " ".join("".join(parts).split()), hidden
+
+    def _rows(self, table: lxml.etree._Element) -> Iterator[lxml.etree._Element]:
+        for child in table:
+            tag = _tag(child)
+            if tag == "tr":
+                yield child
+            elif tag in ("thead", "tbody", "tfoot"):
+                for tr in child:
+                    if _tag(tr) == "tr":
+                        yield tr
+
+    def table(self, table: lxml.etree._Element, ctx: _Ctx) -> None:
+        limits = self.limits
+        hidden = ctx.hidden or _is_hidden(table)
+        for child in table:
+            if _tag(child) == "caption":
+                text, hid = self.flat_text(child, hidden, ctx.depth + 1)
+                if text:
+                    cflags = ("hidden_text",) if hid or HIDDEN_CHARS_RE.search(text) else ()
+                    self.b.paragraph(text, flags=cflags)
+        trs = list(self._rows(table))
+        max_cols = limits.max_sheet_cols
+        grid: list[list[str | None]] = []
+        total = 0
+        any_hidden = False
+        truncated = False
+        n_rows = min(len(trs), limits.max_sheet_rows)
+        if len(trs) > n_rows:
+            truncated = True
+        for r in range(n_rows):
+            tr = trs[r]
+            tr_hidden = hidden or _is_hidden(tr)
+            while len(grid) <= r:
+                grid.append([])
+            row = grid[r]
+            c = 0
+            for cell in tr:
+                if _tag(cell) not in ("td", "th"):
+                    continue
+                while c < len(row) and row[c] is not None:
+                    c += 1
+                if c >= max_cols:
+                    truncated = True
+                    break
+                colspan = _span(cell.get("colspan"))
+                rowspan = _span(cell.get("rowspan"), zero_means=n_rows - r)
+                if colspan > MAX_COLSPAN or colspan > max_cols - c:
+                    truncated = True
+                    colspan = min(colspan, MAX_COLSPAN, max_cols - c)
+                if rowspan > MAX_ROWSPAN:
+                    truncated = True
+                rowspan = max(1, min(rowspan, MAX_ROWSPAN, n_rows - r))
+                if total + colspan * rowspan > limits.max_table_cells:
+                    truncated = True
+                    break
+                text, hid = self.flat_text(cell, tr_hidden, ctx.depth + 2)
+                any_hidden = any_hidden or hid or bool(HIDDEN_CHARS_RE.search(text))
+                for dr in range(rowspan):
+                    while len(grid) <= r + dr:
+                        grid.append([])
+                    target = grid[r + dr]
+                    if len(target) < c + colspan:
+                        target.extend([None] * (c + colspan - len(target)))
+                    for dc in range(colspan):
+                        if target[c + dc] is None:
+                            target[c + dc] = text if dr == 0 and dc == 0 else ""
+                            total += 1
+                c += colspan
+            if truncated and total >= limits.max_table_cells:
+                break
+        rows = drop_empty_columns([[x or "" for x in row] for row in grid])
+        flags: list[str] = []
+        if any_hidden:
+            flags.append("hidden_text")
+        if truncated:
+            flags.append("truncated")
+            self.truncated = True
+        if rows:
+            self.b.table(rows, flags=tuple(flags))
+        elif truncated:
+            self.b.flag("truncated")
+
+
+def _roman(n: int) -> str:
+    out = []
+    for value, sym in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                       (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        while n >= value:
+            out.append(sym)
+            n -= value
+    return "".join(out)
+
+
+def _span(value: str | None, zero_means: int = 1) -> int:
+    if not value:
+        return 1
+    m = re.match(r"\s*(\d{1,12})", value)
+    if not m:
+        return 1
+    n = int(m.group(1))
+    if n == 0:
+        return max(1, zero_means)
+    return n
+
+
+def parse(data: bytes, *, password: str | None = None, limits: Limits | None = None) -> TextLayer:
+    """Return the text layer of an HTML document."""
+    del password
+    limits = limits or Limits()
+    if len(data) > limits.max_bytes:
+        raise ParseFailure("over_limit", f"{len(data)} bytes exceed the limit of {limits.max_bytes}")
+    if not data.strip():
+        raise ParseFailure("empty", "the file holds no text")
+    text, flags = decode_text(data, _sniff_encoding(data))
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    if not text.strip():
+        raise ParseFailure("empty", "the file holds no text")
+    parser = lxml.html.HTMLParser(
+        no_network=True, remove_comments=True, remove_pis=True, huge_tree=False,
+        encoding="utf-8", default_doctype=False,
+    )
+    try:
+        root = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
+    except (lxml.etree.ParserError, lxml.etree.XMLSyntaxError, ValueError) as exc:
+        if "empty" in str(exc).lower():
+            raise ParseFailure("empty", "the document holds no elements") from exc
+        raise ParseFailure("malformed", f"unreadable HTML: {exc}") from exc
+    b = LayerBuilder(PARSER, VERSION)
+    for f in flags:
+        b.flag(f)
+    if any("depth" in e.message.lower() for e in parser.error_log):
+        b.flag("truncated")  # libxml2 stopped at its nesting bound
+    if _has_external_refs(root):
+        b.flag("external_ref")
+    walker = _Walker(b, limits)
+    walker.walk(root)
+    walker.flush(_Ctx(False, 0, False, "paragraph", 0))
+    if walker.truncated:
+        b.flag("truncated")
+    layer = b.build()
+    if len(layer.text) > limits.max_text_chars:
+        raise ParseFailure(
+            "over_limit",
+            f"text of {len(layer.text)} characters exceeds the limit of {limits.max_text_chars}",
+        )
+    if not layer.text.strip():
+        raise ParseFailure("empty", "the document holds no text")
+    return layer

@@ -1,0 +1,508 @@
+"""PDF parser: pdfium's characters → lines → paragraphs in reading order → a text layer.
+
+`pdf_lines` reads each page into visual lines (spaces inserted where glyphs stand apart,
+per-character boxes). This module then
+
+- puts the lines of a one-column page top to bottom (some generators write a page out of
+  order),
+- drops running headers/footers (the same text at the same height on many pages) and page
+  numbers from the reading flow, so a paragraph that crosses a page break stays one span,
+- groups lines into paragraphs by vertical gaps, short lines and clause numbers, and joins
+  a line ending in a hyphen to the next: a compound keeps its hyphen and the line break (a
+  space), a word split for the line end gets a soft hyphen and no space (the comparison
+  form ignores soft hyphens),
+- keeps text nobody can see (invisible render mode, white on nothing, off the page) in its
+  own paragraphs flagged `hidden_text`,
+- marks short lines set larger, or bold among non-bold body text, as headings.
+
+Boxes are `(x0, top, x1, bottom)` in points, origin at the top-left of the page as shown.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from ctypes import c_void_p
+from dataclasses import dataclass, field
+from itertools import compress
+from statistics import median
+from typing import Any
+
+from ..errors import ParseFailure
+from ..limits import Limits
+from ..model import Box, TextLayer
+from .layout import CharGeom, LayerBuilder, clause_mark
+from .pdf_lines import HYPHEN_MARK, HYPHENS, ZERO, Line, Page, pdfium_fns, read_page
+
+PARSER = "pdf"
+VERSION = "1"
+
+HEADER_ZONE = 0.2  # running headers/footers live in the top/bottom 20% of a page
+_TERMINAL = ".:;!?"
+_COMPOUND_PREFIXES = frozenset(
+    "non pre post co self multi anti cross well ex semi sub inter intra extra "
+    "mid over under out counter long short full part".split()
+)
+_PAGE_NUM_RE = re.compile(
+    r"^[\s\-–—(\[]*(?:page|p\.|pg\.?)?\s*(?:\d{1,4}|[ivxlc]{1,7})"
+    r"(?:\s*(?:of|/|de|von)\s*\d{1,4})?[\s\-–—)\]]*$",
+    re.IGNORECASE,
+)
+_WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_DIGITS_RE = re.compile(r"\d+")
+
+
+class _Geo(Sequence[tuple[int, Box] | None]):
+    """Per-character geometry of a block as two parallel lists (page 0: no box)."""
+
+    __slots__ = ("pages", "boxes")
+
+    def __init__(self) -> None:
+        self.pages: list[int] = []
+        self.boxes: list[Box] = []
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        p = self.pages[i]
+        return (p, self.boxes[i]) if p else None
+
+    def add_line(self, ln: Line) -> None:
+        start = len(self.pages)
+        self.pages.extend([ln.page] * len(ln.text))
+        for h in ln.holes:
+            self.pages[start + h] = 0
+        self.boxes.extend(ln.boxes)
+
+    def add_gap(self) -> None:
+        self.pages.append(0)
+        self.boxes.append(ZERO)
+
+
+@dataclass(slots=True)
+class _Para:
+    lines: list[Line]
+    text: str = ""
+    geo: _Geo = field(default_factory=_Geo)
+
+
+# ---- running headers, footers and page numbers -----------------------------------------
+
+
+def _page_number(text: str) -> int | None:
+    """Return the number a page-number line shows (0 for roman numerals), else None."""
+    if not _PAGE_NUM_RE.match(text) or text.rstrip().endswith("."):
+        return None
+    m = _DIGITS_RE.search(text)
+    return int(m.group()) if m else 0
+
+
+def _drop_running(pages: list[Page]) -> None:
+    """Remove running headers/footers and page numbers from each page's lines.
+
+    In the top/bottom margin of a page: page-number lines, and lines that recur at the same
+    height on enough pages, word for word or with a number that counts with the page. Anywhere on a page: page-number lines
+    alone on their row that count up with the text (documents whose printed pages were
+    run together, several to a PDF page).
+    """
+    counted = [p for p in pages if p.lines]
+    if not counted:
+        return
+    drop: set[int] = set()
+    groups: dict[str, list[Line]] = {}
+    for p in counted:
+        zone = HEADER_ZONE * p.height
+        by_y = sorted(p.lines, key=lambda ln: ln.top)
+        edge = [ln for ln in by_y[:3] if ln.bottom <= zone] + [
+            ln for ln in by_y[-3:] if ln.top >= p.height - zone and ln.bottom > zone]
+        for ln in edge:
+            if _page_number(ln.text) is not None:
+                drop.add(id(ln))
+            text = " ".join(ln.text.split()).lower()
+            groups.setdefault(text, []).append(ln)
+            m = _DIGITS_RE.search(text)
+            if m:  # "Contract 12-3 – page 7": the number goes with the page
+                key = f"{_DIGITS_RE.sub('#', text)}|{int(m.group()) - p.number}"
+                groups.setdefault(key, []).append(ln)
+    need = max(2, int(0.25 * len(counted) + 0.999))
+    for lines in groups.values():
+        if len({ln.page for ln in lines}) < need:
+            continue
+        for ln in lines:
+            if len({x.page for x in lines if abs(x.top - ln.top) <= 4.0}) >= need:
+                drop.add(id(ln))
+    # page numbers inside the body: a family ("-#-", "#", "page #") counting up
+    families: dict[str, list[tuple[int, int, Line]]] = {}
+    offset = 0
+    for p in counted:
+        for i, ln in enumerate(p.lines):
+            offset += len(ln.text) + 1
+            value = _page_number(ln.text)
+            if not value or id(ln) in drop:
+                continue
+            if any(abs(o.top - ln.top) < 0.5 * ln.height for o in p.lines if o is not ln):
+                continue  # shares its row: a table cell, not a page number
+            key = _DIGITS_RE.sub("#", " ".join(ln.text.split()).lower())
+            families.setdefault(key, []).append((value, offset, ln))
+    for cands in families.values():
+        for k, (value, off, ln) in enumerate(cands):
+            before = k and cands[k - 1][0] == value - 1 and off - cands[k - 1][1] >= 300
+            after = k + 1 < len(cands) and cands[k + 1][0] == value + 1 and cands[k + 1][1] - off >= 300
+            if before or after:
+                drop.add(id(ln))
+    if drop:
+        for p in counted:
+            kept: list[Line] = []
+            pending = False
+            for ln in p.lines:
+                if id(ln) in drop:
+                    pending = bool(kept)
+                    continue
+                ln.page_break = ln.page_break or pending
+                pending = False
+                kept.append(ln)
+            p.lines = kept
+
+
+# ---- paragraphs ------------------------------------------------------------------------
+
+
+def _reading_order(lines: list[Line]) -> list[Line]:
+    """Return the lines of a page top to bottom when the page is one column of text.
+
+    Some generators write a page's text out of order (headings first, then the lists
+    under them). On a page where most lines span most of the text width, rows of lines
+    are ordered by height; lines on the same row keep pdfium's order. Pages with several
+    columns keep pdfium's order, which follows the content stream.
+    """
+    body = [ln for ln in lines if not ln.hidden]
+    if len(body) < 3:
+        return lines
+    left = min(ln.x0 for ln in body)
+    right = max(ln.x1 for ln in body)
+    wide = sum(1 for ln in body if ln.x1 - ln.x0 >= 0.6 * (right - left))
+    if wide < 0.4 * len(body):
+        return lines
+    if all(a.top <= b.top + 0.3 * a.height for a, b in zip(lines, lines[1:])):
+        return lines  # already top to bottom
+    order = sorted(range(len(lines)), key=lambda i: lines[i].top)
+    row = [0] * len(lines)
+    r, row_top, row_h = 0, lines[order[0]].top, lines[order[0]].height
+    for i in order:
+        ln = lines[i]
+        if ln.top > row_top + 0.5 * max(row_h, 1.0):
+            r, row_top, row_h = r + 1, ln.top, ln.height
+        row[i] = r
+    return [lines[i] for i in sorted(range(len(lines)), key=lambda i: (row[i], i))]
+
+
+def _pitch(lines: list[Line]) -> float:
+    """Return the typical baseline-to-baseline distance of the body lines of a page."""
+    steps = [b.top - a.top for a, b in zip(lines, lines[1:])
+             if 0.5 * a.height < b.top - a.top < 4 * a.height]
+    return median(steps) if steps else 0.0
+
+
+def _first_word_width(ln: Line) -> float:
+    k = ln.text.find(" ")
+    k = len(ln.text) if k < 0 else k
+    return max(0.0, ln.boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
+
+
+def _ends_sentence(text: str) -> bool:
+    """Return True when a line ends where a clause or list item may end."""
+    t = text.rstrip("\"')”’ ")
+    return bool(t) and (t[-1] in _TERMINAL or t.endswith((" and", " or")) and t[:-4].rstrip()[-1:] in ",;")
+
+
+def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
+    """Return True when `ln` starts a new paragraph after `prev` (same page)."""
+    if prev.hyphen_join:
+        return False
+    h = max(prev.height, 1.0)
+    dy = ln.top - prev.top
+    if dy < -0.5 * h:
+        return True  # back up the page: a new column or a displaced block
+    if abs(dy) <= 0.3 * h:
+        return False  # the same visual line, split by pdfium
+    if ln.page_break:
+        return not _continues(prev, ln)
+    if pitch and dy > 1.35 * pitch + 0.1 * h or not pitch and dy > 1.8 * h:
+        return True
+    if abs(ln.height - prev.height) > 0.2 * h or prev.bold != ln.bold:
+        return True
+    first = ln.text[0]
+    if prev.text[-1] in HYPHENS and first.islower():
+        return False
+    short = prev.x1 + _first_word_width(ln) + 0.5 * h < right
+    mark = clause_mark(ln.text)
+    if mark is not None:
+        if mark.style == "kw" and not first.isupper():
+            return False  # "… as set out in section 4.2" wrapped before "section"
+        return (_ends_sentence(prev.text) or short
+                or mark.style in ("num", "kw") and abs(ln.x0 - prev.x0) > h)
+    return short and not first.islower()
+
+
+def _continues(prev: Line, ln: Line) -> bool:
+    """Return True when the first line of a page continues the last paragraph of the last."""
+    if prev.hyphen_join:
+        return True
+    if prev.hidden != ln.hidden or clause_mark(ln.text) is not None:
+        return False
+    if abs(ln.height - prev.height) > 0.2 * max(prev.height, 1.0) or prev.bold != ln.bold:
+        return False
+    return prev.text[-1] not in _TERMINAL or ln.text[:1].islower()
+
+
+def _paragraphs(pages: list[Page]) -> list[_Para]:
+    paras: list[_Para] = []
+    cur: _Para | None = None
+    for p in pages:
+        lines = p.lines
+        if not lines:
+            continue
+        pitch = _pitch([ln for ln in lines if not ln.hidden])
+        body = [ln for ln in lines if not ln.hidden] or lines
+        xs = sorted(ln.x1 for ln in body)
+        right = xs[int(0.9 * (len(xs) - 1))]
+        for i, ln in enumerate(lines):
+            if cur is None:
+                cur = _Para([ln])
+                continue
+            prev = cur.lines[-1]
+            if i == 0:
+                new = not _continues(prev, ln)
+            else:
+                new = prev.hidden != ln.hidden or _breaks(prev, ln, pitch, right)
+            if new:
+                paras.append(cur)
+                cur = _Para([ln])
+            else:
+                cur.lines.append(ln)
+    if cur is not None:
+        paras.append(cur)
+    return paras
+
+
+class _Vocabulary:
+    """Words of the document, to tell a compound's hyphen from a line-end word split."""
+
+    def __init__(self, pages: list[Page]) -> None:
+        self.pages = pages
+        self.words: Counter[str] = Counter()
+        self.pairs: set[tuple[str, str]] = set()
+
+    def _load(self) -> None:
+        text = " ".join(ln.text for p in self.pages for ln in p.lines).lower()
+        self.pages = []
+        for w in _WORD_RE.findall(text):
+            if "-" in w:
+                parts = w.split("-")
+                self.pairs.update(zip(parts, parts[1:]))
+            else:
+                self.words[w] += 1
+
+    def compound(self, left: str, right: str) -> bool:
+        """Return True when `left-right`, broken after the hyphen, is a hyphenated word."""
+        if self.pages:
+            self._load()
+        lo, ro = left.lower(), right.lower()
+        if (lo, ro) in self.pairs:
+            return True
+        if self.words.get(lo + ro):
+            return False
+        if lo in _COMPOUND_PREFIXES or right[:1].isupper():
+            return True
+        return lo in self.words and ro in self.words
+
+
+def _word_before(s: str, end: int) -> str:
+    k = end
+    while k > 0 and s[k - 1].isalpha():
+        k -= 1
+    return s[k:end]
+
+
+def _word_after(s: str) -> str:
+    k = 0
+    while k < len(s) and s[k].isalpha():
+        k += 1
+    return s[:k]
+
+
+def _join(para: _Para, vocab: _Vocabulary) -> None:
+    """Set the paragraph's text and geometry from its lines.
+
+    Lines are joined with a space. A line ending in a hyphen between letters is a compound
+    broken after its hyphen (the hyphen stays, and so does the line break, as a space) or a
+    word split for the line end (the hyphen becomes a soft hyphen, no space).
+    """
+    parts: list[str] = []
+    geo = para.geo
+    prev: Line | None = None
+    for ln in para.lines:
+        text = ln.text
+        if prev is not None:
+            last = parts[-1]
+            end = last[-1]
+            if end == HYPHEN_MARK:
+                last = parts[-1] = last[:-1] + "-"
+            left = _word_before(last, len(last) - 1)
+            right = _word_after(text)
+            if end == "\u00ad" and left and right:
+                pass
+            elif (end in HYPHENS and left and right
+                  and (prev.hyphen_join or right[0].islower())
+                  and not vocab.compound(left, right)):
+                parts[-1] = last[:-1] + "\u00ad"
+            else:
+                parts.append(" ")
+                geo.add_gap()
+        parts.append(text)
+        geo.add_line(ln)
+        prev = ln
+    last = parts[-1]
+    if last.endswith(HYPHEN_MARK):
+        parts[-1] = last[:-1] + "-"
+    para.text = "".join(parts)
+
+
+# ---- headings ------------------------------------------------------------------------
+
+
+def _heading_levels(paras: list[_Para]) -> dict[int, int]:
+    """Return {paragraph index: heading level} for the paragraphs that look like headings."""
+    sizes: Counter[float] = Counter()
+    bold_chars = chars = 0
+    for para in paras:
+        for ln in para.lines:
+            if not ln.hidden:
+                sizes[round(ln.height * 4) / 4] += len(ln.text)
+                chars += len(ln.text)
+                bold_chars += len(ln.text) if ln.bold else 0
+    if not sizes:
+        return {}
+    body = sizes.most_common(1)[0][0]
+    body_bold = bold_chars > 0.3 * chars
+    found: dict[int, float] = {}
+    for i, para in enumerate(paras):
+        lines = para.lines
+        text = para.text.strip()
+        if (len(lines) > 2 or len(text) > 150 or lines[0].hidden or text[-1] in ",;"
+                or not any(c.isalpha() for c in text)):
+            continue
+        size = min(ln.height for ln in lines)
+        if size >= 1.2 * body:
+            found[i] = round(size)
+        elif (not body_bold and all(ln.bold for ln in lines) and len(text) <= 100
+              and (text[-1] != "." or len(text.split()) <= 8)):
+            found[i] = 0.0
+    ranks = sorted({s for s in found.values() if s}, reverse=True)
+    level = {s: k + 1 for k, s in enumerate(ranks)}
+    return {i: level.get(s, len(ranks) + 1) for i, s in found.items()}
+
+
+# ---- the parser -------------------------------------------------------------------------
+
+
+class _Builder(LayerBuilder):
+    """`LayerBuilder` with its per-character geometry steps done in bulk.
+
+    Same results as the base class (a test checks it): a PDF layer has a box for nearly
+    every character, and the base class's per-character loops would cost about as much as
+    reading the PDF.
+    """
+
+    def _push(self, text: str, geom: CharGeom | None) -> None:
+        if not isinstance(geom, _Geo):
+            LayerBuilder._push(self, text, geom)
+            return
+        if len(geom) != len(text):
+            raise ValueError("geometry must have one entry per character")
+        self._parts.append(text)
+        self._len += len(text)
+        self._has_geometry = True
+        self._geo_pages.extend(geom.pages)
+        self._geo_boxes.extend(geom.boxes)
+
+    def _where(self, start: int, end: int, page: int | None) -> tuple[int | None, Box | None]:
+        if not self._has_geometry:
+            return page, None
+        pages = self._geo_pages[start:end]
+        first = min((p for p in set(pages) if p), default=0)
+        if not first:
+            return page, None
+        boxes = self._geo_boxes[start:end]
+        keep = pages if len(set(pages) - {0}) == 1 else map(first.__eq__, pages)
+        x0, top, x1, bottom = zip(*compress(boxes, keep))
+        return first, (min(x0), min(top), max(x1), max(bottom))
+
+
+def _open(data: bytes, password: str | None) -> Any:
+    import pypdfium2 as pdfium
+
+    if not data:
+        raise ParseFailure("malformed", "the file is empty")
+    try:
+        return pdfium.PdfDocument(data, password=password)
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        if code in (4, 6):  # FPDF_ERR_PASSWORD, FPDF_ERR_SECURITY
+            detail = ("the password is wrong" if password else
+                      "the PDF is encrypted; supply the password or remove the protection")
+            raise ParseFailure("encrypted", detail) from None
+        raise ParseFailure("malformed", f"pdfium cannot open the file ({exc})") from None
+
+
+def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
+    """Return the text layer of a PDF."""
+    fn = pdfium_fns()
+    doc = _open(data, password)
+    deadline = time.monotonic() + limits.parse_seconds
+    pages: list[Page] = []
+    try:
+        count = len(doc)
+        if count > limits.max_pages:
+            raise ParseFailure("over_limit", f"{count} pages, over the limit of {limits.max_pages}")
+        handle = ctypes.cast(doc.raw, c_void_p).value
+        total = 0
+        for i in range(count):
+            page = read_page(fn, handle, i)
+            total += page.chars
+            if total > limits.max_text_chars:
+                raise ParseFailure("over_limit", f"more than {limits.max_text_chars} characters of text")
+            if time.monotonic() > deadline:
+                raise ParseFailure("timeout", f"parsing took over {limits.parse_seconds:g} s")
+            pages.append(page)
+    finally:
+        doc.close()
+    builder = _Builder(PARSER, VERSION)
+    for p in pages:
+        builder.page_size(p.number, p.width, p.height)
+    if not any(p.lines for p in pages):
+        builder.flag("no_text_layer")
+        return builder.build()
+    for p in pages:
+        p.lines = _reading_order(p.lines)
+    _drop_running(pages)
+    paras = _paragraphs(pages)
+    vocab = _Vocabulary(pages)
+    for para in paras:
+        _join(para, vocab)
+    headings = _heading_levels(paras)
+    for i, para in enumerate(paras):
+        flags = ("hidden_text",) if para.lines[0].hidden else ()
+        if flags:
+            builder.flag("hidden_text")
+        if i in headings:
+            builder.heading(para.text, headings[i], chars=para.geo, flags=flags)
+        else:
+            builder.paragraph(para.text, chars=para.geo, flags=flags)
+    return builder.build()

@@ -1,0 +1,366 @@
+"""PDF pages → visual lines, read in bulk through pdfium's raw API (used by `pdf.py`).
+
+Per page: the text in one call, the loose box of every character in one tight C-level
+loop, the rest per line or per page object. A line keeps its characters' boxes (origin at
+the top-left of the page as shown: crop box, /Rotate applied) and marks the characters
+that are not glyphs (`holes`: spaces pdfium generated or this module inserted).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import unicodedata
+from bisect import bisect_left
+from ctypes import CFUNCTYPE, c_float, c_int, c_uint, c_void_p
+from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
+from operator import sub
+from types import SimpleNamespace
+from typing import Any
+
+from ..model import Box
+
+GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space
+MAX_OBJECTS = 50_000  # page objects inspected per page for hidden text
+HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
+HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
+ZERO: Box = (0.0, 0.0, 0.0, 0.0)
+_BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
+
+_FN: Any = None
+
+
+def pdfium_fns() -> Any:
+    """Return pdfium entry points re-declared with plain integer handles (cheap calls)."""
+    global _FN
+    if _FN is None:
+        import pypdfium2.raw as R
+
+        def proto(fn: Any, res: Any, *args: Any) -> Any:
+            return CFUNCTYPE(res, *args)(ctypes.cast(fn, c_void_p).value)
+
+        P, I = c_void_p, c_int
+        _FN = SimpleNamespace(
+            load_page=proto(R.FPDF_LoadPage, P, P, I),
+            close_page=proto(R.FPDF_ClosePage, None, P),
+            load_text=proto(R.FPDFText_LoadPage, P, P),
+            close_text=proto(R.FPDFText_ClosePage, None, P),
+            count_chars=proto(R.FPDFText_CountChars, I, P),
+            get_text=proto(R.FPDFText_GetText, I, P, I, I, P),
+            unicode=proto(R.FPDFText_GetUnicode, c_uint, P, I),
+            loose_box=proto(R.FPDFText_GetLooseCharBox, I, P, I, P),
+            generated=proto(R.FPDFText_IsGenerated, I, P, I),
+            weight=proto(R.FPDFText_GetFontWeight, I, P, I),
+            text_object=proto(R.FPDFText_GetTextObject, P, P, I),
+            bbox=proto(R.FPDF_GetPageBoundingBox, I, P, P),
+            rotation=proto(R.FPDFPage_GetRotation, I, P),
+            count_objects=proto(R.FPDFPage_CountObjects, I, P),
+            get_object=proto(R.FPDFPage_GetObject, P, P, I),
+            form_count=proto(R.FPDFFormObj_CountObjects, I, P),
+            form_object=proto(R.FPDFFormObj_GetObject, P, P, ctypes.c_ulong),
+            obj_type=proto(R.FPDFPageObj_GetType, I, P),
+            render_mode=proto(R.FPDFTextObj_GetTextRenderMode, I, P),
+            fill_color=proto(R.FPDFPageObj_GetFillColor, I, P, P, P, P, P),
+            stroke_color=proto(R.FPDFPageObj_GetStrokeColor, I, P, P, P, P, P),
+            obj_bounds=proto(R.FPDFPageObj_GetBounds, I, P, P, P, P, P),
+            draw_mode=proto(R.FPDFPath_GetDrawMode, I, P, P, P),
+            rect_type=R.FS_RECTF,
+        )
+    return _FN
+
+
+@dataclass(slots=True)
+class Line:
+    """One visual line: text, one box per character (ZERO at `holes`), and its own box."""
+
+    page: int
+    text: str
+    boxes: list[Box]
+    holes: list[int]
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    height: float
+    bold: bool
+    hidden: bool
+    hyphen_join: bool = False  # pdfium joined the next line after a hyphen (HYPHEN_MARK)
+    page_break: bool = False  # a printed page ended just before this line
+
+
+@dataclass(slots=True)
+class Page:
+    number: int
+    width: float
+    height: float
+    lines: list[Line]
+    chars: int
+
+
+def _page_transform(fn: Any, page: int) -> tuple[float, float, Any]:
+    """Return (width, height, f): f maps PDF box columns (l, t, r, b) to display columns."""
+    rect = fn.rect_type()
+    if not fn.bbox(page, ctypes.addressof(rect)):
+        rect.left, rect.bottom, rect.right, rect.top = 0.0, 0.0, 612.0, 792.0
+    L, B = min(rect.left, rect.right), min(rect.bottom, rect.top)
+    R, T = max(rect.left, rect.right), max(rect.bottom, rect.top)
+    rot = fn.rotation(page) % 4
+
+    def off(c: float, v: list[float]) -> list[float]:  # v - c
+        return v if c == 0 else list(map(sub, v, repeat(c)))
+
+    def flip(c: float, v: list[float]) -> list[float]:  # c - v
+        return list(map(partial(sub, c), v))
+
+    def f(l: list[float], t: list[float], r: list[float], b: list[float]) -> tuple[list[float], ...]:
+        if rot == 0:
+            return off(L, l), flip(T, t), off(L, r), flip(T, b)
+        if rot == 1:
+            return off(B, b), off(L, l), off(B, t), off(L, r)
+        if rot == 2:
+            return flip(R, r), off(B, b), flip(R, l), off(B, t)
+        return flip(T, t), flip(R, r), flip(T, b), flip(R, l)
+
+    return (T - B, R - L, f) if rot in (1, 3) else (R - L, T - B, f)
+
+
+def _hidden_objects(fn: Any, page: int) -> set[int]:
+    """Return the handles of the text objects on `page` that nobody can see.
+
+    Render mode invisible or clip-only, a fully transparent fill, or white text with no
+    filled path, image or shading under its centre.
+    """
+    r, g, b, a = c_uint(), c_uint(), c_uint(), c_uint()
+    rgba = [ctypes.addressof(v) for v in (r, g, b, a)]
+    fl = [c_float() for _ in range(4)]
+    pf = [ctypes.addressof(v) for v in fl]
+    fillmode, stroke = c_int(), c_int()
+    pfill, pstroke = ctypes.addressof(fillmode), ctypes.addressof(stroke)
+    hidden: set[int] = set()
+    white: list[tuple[int, tuple[float, ...]]] = []
+    painted: list[tuple[float, ...]] = []
+    stack = [(page, fn.count_objects(page), True)]
+    seen = 0
+
+    def is_white(get: Any, obj: int) -> bool:
+        return bool(get(obj, *rgba)) and (a.value == 0 or min(r.value, g.value, b.value) >= 250)
+
+    while stack:
+        parent, count, top = stack.pop()
+        for k in range(max(0, count)):
+            seen += 1
+            if seen > MAX_OBJECTS:
+                return hidden
+            obj = fn.get_object(parent, k) if top else fn.form_object(parent, k)
+            if not obj:
+                continue
+            kind = fn.obj_type(obj)
+            if kind == 5 and len(stack) < 16:  # a form XObject: look inside
+                stack.append((obj, fn.form_count(obj), False))
+            elif kind == 1:
+                mode = fn.render_mode(obj)
+                if mode in (3, 7):
+                    hidden.add(obj)
+                elif is_white(fn.stroke_color if mode in (1, 5) else fn.fill_color, obj):
+                    if a.value == 0:
+                        hidden.add(obj)
+                    elif fn.obj_bounds(obj, *pf):
+                        white.append((obj, tuple(v.value for v in fl)))
+            elif kind in (3, 4) or (kind == 2 and fn.draw_mode(obj, pfill, pstroke)
+                                    and fillmode.value and not is_white(fn.fill_color, obj)):
+                if fn.obj_bounds(obj, *pf):
+                    painted.append(tuple(v.value for v in fl))
+    for obj, (x0, y0, x1, y1) in white:
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if not any(p[0] <= cx <= p[2] and p[1] <= cy <= p[3] for p in painted):
+            hidden.add(obj)
+    return hidden
+
+
+def read_page(fn: Any, doc: int, index: int) -> Page:
+    """Return the lines of page `index` (0-based) of the document handle, in pdfium's order."""
+    number = index + 1
+    page = fn.load_page(doc, index)
+    if not page:
+        return Page(number, 0.0, 0.0, [], 0)
+    textpage = None
+    try:
+        width, height, transform = _page_transform(fn, page)
+        textpage = fn.load_text(page)
+        n = fn.count_chars(textpage) if textpage else 0
+        if n <= 0:
+            return Page(number, width, height, [], 0)
+        buf = (ctypes.c_ushort * (n + 1))()
+        got = fn.get_text(textpage, 0, n, ctypes.addressof(buf))
+        text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
+        if len(text) != n:  # surrogate pairs or excluded chars: one call per char
+            text = "".join(
+                chr(u) if u < 0x110000 and not 0xD800 <= u < 0xE000 else "\ufffd"
+                for u in map(fn.unicode, repeat(textpage, n), range(n)))
+        rects = (fn.rect_type * n)()
+        base = ctypes.addressof(rects)
+        list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
+        flat = memoryview(rects).cast("B").cast("f").tolist()
+        cols = transform(flat[0::4], flat[1::4], flat[2::4], flat[3::4])
+        boxes: list[Box] = list(zip(*cols))
+        X0, X1 = cols[0], cols[2]
+        generated: list[int] = []
+        k = text.find(" ")
+        while k >= 0:  # the spaces pdfium made up have an empty box
+            if X0[k] == X1[k] and fn.generated(textpage, k):
+                generated.append(k)
+                boxes[k] = ZERO
+            k = text.find(" ", k + 1)
+        hidden_mask: list[bool] | None = None
+        hidden = _hidden_objects(fn, page)
+        if hidden:
+            hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
+        ctx = _PageText(fn, textpage, number, width, height, text, boxes, cols, generated,
+                        hidden_mask)
+        return Page(number, width, height, ctx.lines(), n)
+    finally:
+        if textpage:
+            fn.close_text(textpage)
+        fn.close_page(page)
+
+
+@dataclass(slots=True)
+class _PageText:
+    fn: Any
+    textpage: int
+    number: int
+    width: float
+    height: float
+    text: str
+    boxes: list[Box]
+    cols: tuple[list[float], ...]
+    generated: list[int]
+    hidden_mask: list[bool] | None
+
+    def lines(self) -> list[Line]:
+        """Split pdfium's lines where it joined two visual lines or hidden and visible text;
+        note where glyphs stand apart with no space between them."""
+        text, n = self.text, len(self.text)
+        X0, Y0, X1, Y1 = self.cols
+        # candidates: a visible gap after char k, or a jump backwards (a new line)
+        gaps = list(map(sub, X0[1:], X1))
+        cands = [k for k, d in enumerate(gaps) if d > 0.5 or d < -2.0]
+        runs: list[tuple[int, int, bool]] = []
+        pos = 0
+        for m in _BREAK_RE.finditer(text):
+            if m.group() == HYPHEN_MARK:  # keep the mark: it is the hyphen glyph
+                runs.append((pos, m.end(), True))
+            else:
+                runs.append((pos, m.start(), False))
+            pos = m.end()
+        runs.append((pos, n, False))
+        out: list[Line] = []
+        ci = 0
+        for a, b, hy in runs:
+            cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
+            ci = bisect_left(cands, a, ci)
+            while ci < len(cands) and cands[ci] < b - 1:
+                k = cands[ci]
+                ci += 1
+                c0, c1 = text[k], text[k + 1]
+                h = Y1[k] - Y0[k]
+                if c0.isspace() or c1.isspace() or h <= 0:
+                    continue
+                if abs(Y0[k + 1] - Y0[k]) > 0.6 * h and abs(Y1[k + 1] - Y1[k]) > 0.6 * h:
+                    cuts.append((k + 1, True))
+                elif gaps[k] > GAP_SPACE * h and c0 not in HYPHENS:
+                    cuts.append((k + 1, False))
+            mask = self.hidden_mask
+            if mask is not None:
+                cuts.extend((k + 1, True) for k in range(a, b - 1) if mask[k] != mask[k + 1])
+                cuts.sort()
+            start = a
+            pieces: list[tuple[int, int]] = []
+            for k, new_line in cuts + [(b, True)]:
+                pieces.append((start, k))
+                start = k
+                if new_line:
+                    line = self._line(pieces, hy and k == b)
+                    if line is not None:
+                        out.append(line)
+                    pieces = []
+        return out
+
+    def _line(self, pieces: list[tuple[int, int]], hyphen_join: bool) -> Line | None:
+        text = self.text
+        a, b = pieces[0][0], pieces[-1][1]
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a >= b:
+            return None
+        parts: list[str] = []
+        boxes: list[Box] = []
+        holes: list[int] = []
+        size = 0
+        gen = self.generated
+        for p, q in pieces:
+            p, q = max(p, a), min(q, b)
+            if p >= q:
+                continue
+            if parts and not parts[-1][-1].isspace() and not text[p].isspace():
+                holes.append(size)
+                parts.append(" ")
+                boxes.append(ZERO)
+                size += 1
+            i = bisect_left(gen, p)
+            while i < len(gen) and gen[i] < q:
+                holes.append(size + gen[i] - p)
+                i += 1
+            parts.append(text[p:q])
+            boxes.extend(self.boxes[p:q])
+            size += q - p
+        s = "".join(parts)
+        X0, Y0, X1, Y1 = self.cols
+        x0, top, x1, bottom = min(X0[a:b]), min(Y0[a:b]), max(X1[a:b]), max(Y1[a:b])
+        m = (a + b) // 2
+        h = Y1[m] - Y0[m]
+        if h <= 0:
+            h = bottom - top
+        w, ht = self.width, self.height
+        hidden = bool(self.hidden_mask and self.hidden_mask[a])
+        if x1 < 0 or x0 > w or bottom < 0 or top > ht or 0 < bottom - top < 1.0:
+            hidden = True  # outside the page or too small to read
+        elif x0 < 0 or top < 0 or x1 > w or bottom > ht:
+            boxes = [(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
+                      min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht)) for c in boxes]
+        weight = self.fn.weight
+        bold = weight(self.textpage, a) >= 600 and weight(self.textpage, b - 1) >= 600
+        line = Line(self.number, s, boxes, holes, x0, top, x1, bottom, h, bold, hidden,
+                    hyphen_join)
+        if not s.isascii() and not unicodedata.is_normalized("NFC", s):
+            _compose(line)
+        return line
+
+
+def _compose(line: Line) -> None:
+    """Put the line's text in NFC one character (or combining sequence) at a time, so each
+    character keeps a box: composed pairs get the union of their boxes."""
+    holes = set(line.holes)
+    out: list[str] = []
+    boxes: list[Box] = []
+    new_holes: list[int] = []
+    for i, (ch, box) in enumerate(zip(line.text, line.boxes)):
+        if out and unicodedata.combining(ch):
+            comp = unicodedata.normalize("NFC", out[-1] + ch)
+            if len(comp) == 1:
+                out[-1] = comp
+                prev = boxes[-1]
+                if i not in holes and prev != ZERO:
+                    boxes[-1] = (min(prev[0], box[0]), min(prev[1], box[1]),
+                                 max(prev[2], box[2]), max(prev[3], box[3]))
+                continue
+        one = unicodedata.normalize("NFC", ch)
+        if i in holes:
+            new_holes.append(len(out))
+        out.append(one if len(one) == 1 else ch)
+        boxes.append(box)
+    line.text, line.boxes, line.holes = "".join(out), boxes, new_holes

@@ -1,0 +1,155 @@
+"""Ingestion as a publication protocol: acquire → inspect → parse (sandboxed) → blob → commit.
+
+An ingest either commits wholly (blob on disk and fsynced, then revision + text layer in
+one SQLite transaction) or leaves no row behind; a crash between the blob and the commit
+leaves an unreferenced blob that `fsck` reclaims. Bad input is quarantined with a reason
+from the closed set and never half-stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .. import faults
+from ..errors import ParseFailure, UsageError
+from ..limits import Limits
+from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry
+from ..parse import parser_id
+from ..store import QuarantineRecord, Store
+from .inspect import Quarantined, inspect
+from .sandbox import ParserSandbox
+
+
+def now_iso() -> str:
+    """Return the current UTC time as an ISO-8601 string with microseconds."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    """What happened to one input (the `ingest --json` line)."""
+
+    path: str
+    source_id: str
+    status: str  # new | unchanged | revised | quarantined
+    revision_id: str | None = None
+    doc_sha256: str | None = None
+    media_type: str | None = None
+    reason: str | None = None
+    detail: str | None = None
+    flags: tuple[str, ...] = field(default=())
+
+    @property
+    def doc_id(self) -> str | None:
+        return f"{self.source_id}@{self.revision_id}" if self.revision_id else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as the JSON object of the CLI contract."""
+        return {
+            "path": self.path, "source_id": self.source_id, "revision_id": self.revision_id,
+            "doc_id": self.doc_id, "doc_sha256": self.doc_sha256, "media_type": self.media_type,
+            "status": self.status, "reason": self.reason, "flags": list(self.flags),
+            **({"detail": self.detail} if self.detail else {}),
+        }
+
+
+def check_source_id(source_id: str) -> str:
+    """Return `source_id` if usable as a source id, else raise UsageError."""
+    if not source_id or len(source_id) > 512 or any(ord(ch) < 32 for ch in source_id):
+        raise UsageError(f"invalid source id {source_id!r}: 1-512 printable characters")
+    return source_id
+
+
+class Ingestor:
+    """Ingests byte strings into one store for one tenant, reusing one parser sandbox."""
+
+    def __init__(self, store: Store, *, tenant: str, acl: Sequence[str] | None,
+                 limits: Limits | None = None, sandbox: bool = True) -> None:
+        self.store = store
+        self.tenant = check_name("tenant", tenant)
+        self.acl = None if acl is None else tuple(sorted({parse_acl_entry(a) for a in acl}))
+        self.limits = limits or Limits()
+        self._sandbox = ParserSandbox(self.limits) if sandbox else None
+
+    def close(self) -> None:
+        """Stop the parser sandbox."""
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+    def __enter__(self) -> Ingestor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _parse(self, kind: str, data: bytes, password: str | None):  # type: ignore[no-untyped-def]
+        if self._sandbox is not None:
+            return self._sandbox.parse(kind, data, password=password)
+        from .sandbox import parse_untrusted
+
+        return parse_untrusted(kind, data, password=password, limits=self.limits, sandbox=False)
+
+    def ingest(self, data: bytes, *, source_id: str, path: str, name: str | None = None,
+               password: str | None = None) -> IngestResult:
+        """Ingest one input; return what happened (quarantine is a result, not an error)."""
+        source_id = check_source_id(source_id)
+        at = now_iso()
+        if len(data) > self.limits.max_bytes:
+            return self._quarantine(source_id, path, None, len(data), "over_limit",
+                                    f"{len(data)} bytes is over the {self.limits.max_bytes}-byte limit", at)
+        sha = hashlib.sha256(data).hexdigest()
+        existing = self.store.source(self.tenant, source_id)
+        if existing is None and self.acl is None:
+            raise UsageError(f"source {source_id!r} is new: give it an ACL (missing ACL = invisible)")
+        latest = self.store.latest_revision(self.tenant, source_id)
+        if latest is not None and latest.sha256 == sha:
+            if existing is not None and self.acl is not None and existing.acl != self.acl:
+                self.store.set_acl(self.tenant, source_id, self.acl)
+            return IngestResult(path, source_id, "unchanged", latest.revision_id, sha,
+                                latest.media_type, flags=latest.flags)
+        try:
+            found = inspect(data, name=name, limits=self.limits)
+            layer = self._parse(found.kind, data, password)
+        except Quarantined as q:
+            return self._quarantine(source_id, path, sha, len(data), q.reason, q.detail, at, data)
+        except ParseFailure as f:
+            return self._quarantine(source_id, path, sha, len(data), f.reason, f.detail, at, data)
+        flags = tuple(sorted(set(found.flags) | set(layer.flags)))
+        if not layer.text.strip() and "no_text_layer" not in flags:
+            flags = tuple(sorted(set(flags) | {"no_text_layer"}))
+        self.store.blobs.put(self.tenant, data, sha)
+        faults.hit("ingest.after_blob")
+        rev, status = self.store.commit_revision(
+            tenant=self.tenant, source_id=source_id, sha256=sha,
+            media_type=MEDIA_TYPES[found.kind], size=len(data), at=at, acl=self.acl,
+            flags=flags, layer=layer,
+        )
+        faults.hit("ingest.after_commit")
+        return IngestResult(path, source_id, status, rev.revision_id, sha, rev.media_type,
+                            flags=rev.flags)
+
+    def _quarantine(self, source_id: str, path: str, sha: str | None, size: int, reason: str,
+                    detail: str, at: str, data: bytes | None = None) -> IngestResult:
+        if data is not None and sha is not None:
+            self.store.quarantine_blobs.put(self.tenant, data, sha)
+        self.store.add_quarantine(self.tenant, QuarantineRecord(
+            source_id, path, sha, size, reason, detail, at))
+        return IngestResult(path, source_id, "quarantined", doc_sha256=sha, reason=reason,
+                            detail=detail)
+
+
+def reparse_revision(ingestor: Ingestor, rev: Revision) -> str | None:
+    """Parse a stored revision again with the current parser; return the new layer id, or
+    None when that parser version already has a layer (old layers are kept)."""
+    kind = next(k for k, v in MEDIA_TYPES.items() if v == rev.media_type)
+    current = parser_id(kind)
+    store = ingestor.store
+    if current in store.layer_ids(rev):
+        return None
+    data = store.blobs.get(rev.tenant, rev.sha256)
+    layer = ingestor._parse(kind, data, None)
+    return layer.layer_id if store.add_text_layer(rev, layer, now_iso()) else None

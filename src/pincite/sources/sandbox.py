@@ -1,0 +1,370 @@
+"""The parser sandbox: untrusted bytes are parsed in a child process under limits.
+
+`ParserSandbox` keeps one worker process (multiprocessing "spawn" context) and reuses it
+for parse after parse. The worker sets its own limits before reading any input:
+
+- `RLIMIT_AS` = `limits.parse_memory_bytes` (allocation past it raises MemoryError),
+- `RLIMIT_CPU` = `limits.parse_cpu_seconds` *per parse* (the soft limit is moved to "CPU
+  used so far + budget" before each parse; past it the kernel's SIGXCPU ends the worker),
+- `RLIMIT_FSIZE` = 1 MiB (parsers write no files; SIGXFSZ is ignored so a write fails),
+- `RLIMIT_CORE` = 0; stdout and stderr go to /dev/null (a parser's prints must not reach a
+  CLI's JSON output or a log); Ctrl-C is left to the parent.
+
+The parent enforces the wall clock (`limits.parse_seconds`): past it the worker is killed
+and a new one starts lazily on the next parse. Every outcome is a `TextLayer` or a
+`ParseFailure(reason, detail)`:
+
+| what happened in the worker | reason |
+|---|---|
+| the parser raised ParseFailure | its own reason and detail |
+| the wall clock or the CPU budget ran out | `timeout` |
+| MemoryError, or the worker was SIGKILLed (the OOM killer) | `over_limit` (memory) |
+| any other exception | `malformed` (exception type and message, truncated) |
+| the worker died otherwise (exit status, SIGSEGV…) | `malformed` |
+
+The reply is unpickled with an allow-list (`TextLayer`, `Element`, `Geometry` only), so
+a parser subverted by hostile bytes cannot run code in the parent through the pipe.
+
+Test seam: when the environment variable `PINCITE_SANDBOX_TEST` is set (in the parent
+before the worker starts, which inherits it), the worker also accepts the kinds
+`__sleep__` (sleeps an hour), `__alloc__` (allocates until RLIMIT_AS stops it),
+`__spin__` (burns CPU), `__crash__` (`os._exit(3)`) and `__raise__` (raises ValueError).
+Nothing else reads that variable.
+
+As with any "spawn" process, a script that creates a sandbox at import time must guard
+its entry point with `if __name__ == "__main__":`.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import multiprocessing
+import os
+import pickle
+import signal
+import threading
+import weakref
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ..errors import ParseFailure, PinciteError, UsageError
+from ..limits import Limits
+from ..model import MEDIA_TYPES, TextLayer
+
+__all__ = ["TEST_ENV", "ParserSandbox", "parse_untrusted"]
+
+TEST_ENV = "PINCITE_SANDBOX_TEST"
+_TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__")
+_START_SECONDS = 60.0
+_DETAIL_MAX = 300
+_FSIZE_BYTES = 1 << 20
+_READY = b"ready"
+_REPLY_CLASSES = frozenset({("pincite.model", "TextLayer"), ("pincite.model", "Element"),
+                            ("pincite.model", "Geometry")})
+
+
+class ParserSandbox:
+    """Parses untrusted bytes in a reused, resource-limited worker process.
+
+    Use as a context manager (`with ParserSandbox(limits) as sb: sb.parse(...)`) or call
+    `close()`. Thread-safe: parses through one sandbox run one at a time.
+    """
+
+    def __init__(self, limits: Limits | None = None, *, recycle_after: int = 200) -> None:
+        self.limits = limits or Limits()
+        self.recycle_after = recycle_after
+        self._ctx = multiprocessing.get_context("spawn")
+        self._proc: Any = None
+        self._conn: Connection | None = None
+        self._parses = 0
+        self._lock = threading.Lock()
+        self._finalizer: weakref.finalize | None = None
+
+    def __enter__(self) -> ParserSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker's process id, or None when no worker is running."""
+        return self._proc.pid if self._proc is not None and self._proc.is_alive() else None
+
+    def parse(self, kind: str, data: bytes, password: str | None = None) -> TextLayer:
+        """Return the text layer of `data` read as `kind`; raise ParseFailure otherwise."""
+        check_kind(kind)
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise UsageError(f"parse needs bytes, not {type(data).__name__}")
+        with self._lock:
+            conn = self._ensure_worker()
+            try:
+                reply = self._exchange(conn, kind, data, password)
+            except BaseException:
+                self._stop()  # never leave a worker whose reply nobody will read
+                raise
+        if reply[0] == "ok":
+            layer: TextLayer = reply[1]
+            return layer
+        if reply[0] == "memory":
+            raise ParseFailure("over_limit", f"the parser ran out of memory (limit "
+                               f"{self.limits.parse_memory_bytes} bytes)")
+        if reply[0] == "fail":
+            raise ParseFailure(reply[1], reply[2])
+        raise ParseFailure("malformed", reply[1])
+
+    def _exchange(self, conn: Connection, kind: str, data: bytes,
+                  password: str | None) -> tuple:
+        """Send one request and return the worker's reply; raise ParseFailure when the
+        worker timed out or died (it is stopped then)."""
+        try:
+            conn.send((kind, password))
+            conn.send_bytes(data)
+        except OSError:
+            raise self._died() from None
+        if not conn.poll(self.limits.parse_seconds):
+            self._stop()
+            raise ParseFailure("timeout", f"parsing took longer than "
+                               f"{self.limits.parse_seconds:g} s; the parser was stopped")
+        try:
+            payload = conn.recv_bytes(self.limits.parse_memory_bytes)
+        except EOFError:
+            raise self._died() from None
+        except OSError:
+            self._stop()
+            raise ParseFailure("over_limit", "the parsed text layer is larger than the "
+                               "memory limit allows") from None
+        self._parses += 1
+        reply = _loads(payload)
+        if reply[0] == "memory" or self._parses >= self.recycle_after:
+            self._stop()  # a worker that hit MemoryError starts afresh
+        return reply
+
+    def close(self) -> None:
+        """Stop the worker (a later parse starts a new one)."""
+        with self._lock:
+            conn, proc = self._conn, self._proc
+            if proc is not None and proc.is_alive() and conn is not None:
+                try:
+                    conn.send(None)
+                except OSError:
+                    pass
+                proc.join(2)
+            self._stop()
+
+    # --- worker management ------------------------------------------------------------
+
+    def _ensure_worker(self) -> Connection:
+        if self._conn is not None and self._proc is not None and self._proc.is_alive():
+            return self._conn
+        self._stop()
+        parent, child = self._ctx.Pipe(duplex=True)
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.limits),
+                                 name="pincite-parser", daemon=True)
+        proc.start()
+        child.close()
+        self._finalizer = weakref.finalize(self, _kill, proc)
+        self._proc, self._conn, self._parses = proc, parent, 0
+        try:
+            ready = parent.poll(_START_SECONDS) and parent.recv_bytes(64) == _READY
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            self._stop()
+            raise PinciteError("the parser sandbox did not start; check that pincite is "
+                               "importable in a fresh interpreter")
+        return parent
+
+    def _stop(self) -> None:
+        """Kill the worker, if any, and forget it."""
+        if self._conn is not None:
+            self._conn.close()
+        if self._proc is not None:
+            _kill(self._proc)
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._proc, self._conn, self._finalizer = None, None, None
+
+    def _died(self) -> ParseFailure:
+        """Return the failure that explains why the worker went away (and forget it)."""
+        proc = self._proc
+        code = None
+        if proc is not None:
+            proc.join(5)
+            code = proc.exitcode
+        self._stop()
+        if code == -getattr(signal, "SIGXCPU", 24):
+            return ParseFailure("timeout", f"parsing used more than "
+                                f"{self.limits.parse_cpu_seconds} s of CPU time")
+        if code == -signal.SIGKILL:
+            return ParseFailure("over_limit", "the parser process was killed, most likely "
+                                "for running out of memory")
+        how = (f"signal {signal.Signals(-code).name}" if code is not None and code < 0
+               else f"exit status {code}")
+        return ParseFailure("malformed", f"the parser process died ({how}) while reading the "
+                            "file; it is damaged or hostile")
+
+
+def _kill(proc: Any) -> None:
+    try:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        proc.close()
+    except ValueError:  # already closed
+        pass
+
+
+def check_kind(kind: str) -> None:
+    """Raise UsageError unless `kind` is a media kind (or a test kind, with the test seam on)."""
+    if kind in MEDIA_TYPES or (kind in _TEST_KINDS and os.environ.get(TEST_ENV)):
+        return
+    raise UsageError(f"unknown media kind {kind!r}; use one of {', '.join(MEDIA_TYPES)}")
+
+
+def parse_untrusted(kind: str, data: bytes, *, password: str | None, limits: Limits,
+                    sandbox: bool = True) -> TextLayer:
+    """Return the text layer of `data`; raise ParseFailure with a quarantine reason.
+
+    `sandbox=False` parses in this process (tests, benchmarks): no process limits, but an
+    unexpected exception still becomes `ParseFailure("malformed")`.
+    """
+    if sandbox:
+        with ParserSandbox(limits) as sb:
+            return sb.parse(kind, data, password)
+    check_kind(kind)
+    if kind in _TEST_KINDS:
+        raise UsageError(f"the test kind {kind!r} runs only in the sandbox worker")
+    reply = _parse_reply(kind, data, password, limits)
+    if reply[0] == "ok":
+        layer: TextLayer = reply[1]
+        return layer
+    if reply[0] == "memory":
+        raise ParseFailure("over_limit", "the parser ran out of memory")
+    if reply[0] == "fail":
+        raise ParseFailure(reply[1], reply[2])
+    raise ParseFailure("malformed", reply[1])
+
+
+def _parse_reply(kind: str, data: bytes, password: str | None, limits: Limits) -> tuple:
+    """Run the parser; return ("ok", layer) | ("fail", reason, detail) | ("memory",) |
+    ("error", detail)."""
+    try:
+        if kind in _TEST_KINDS:
+            _test_hook(kind)
+        from ..parse import parse
+
+        return ("ok", parse(kind, data, password=password, limits=limits))
+    except ParseFailure as f:
+        return ("fail", f.reason, f.detail)
+    except MemoryError:
+        return ("memory",)
+    except Exception as exc:  # noqa: BLE001 - every parser bug becomes a typed rejection
+        detail = f"{type(exc).__name__}: {exc}"
+        if len(detail) > _DETAIL_MAX:
+            detail = detail[:_DETAIL_MAX - 3] + "..."
+        return ("error", f"the parser failed: {detail}")
+
+
+def _test_hook(kind: str) -> None:
+    """The test seam (see the module docstring); only the worker reaches it."""
+    if kind == "__sleep__":
+        import time
+
+        time.sleep(3600)
+    elif kind == "__alloc__":
+        hog = []
+        while True:
+            hog.append(bytes(64 << 20))  # calloc: counts against RLIMIT_AS, untouched
+    elif kind == "__spin__":
+        while True:
+            pass
+    elif kind == "__crash__":
+        os._exit(3)
+    raise ValueError("test hook asked to fail")
+
+
+class _ReplyUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _REPLY_CLASSES:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"the parser worker sent a forbidden object {module}.{name}")
+
+
+def _loads(payload: bytes) -> tuple:
+    try:
+        reply = _ReplyUnpickler(io.BytesIO(payload)).load()
+    except Exception as exc:  # noqa: BLE001 - a confused or subverted worker
+        return ("error", f"the parser worker sent an unreadable reply ({type(exc).__name__})")
+    if not isinstance(reply, tuple) or not reply or reply[0] not in (
+            "ok", "fail", "memory", "error"):
+        return ("error", "the parser worker sent an unexpected reply")
+    if reply[0] == "ok" and not isinstance(reply[1], TextLayer):
+        return ("error", "the parser worker sent something other than a text layer")
+    return reply
+
+
+# --- the worker ------------------------------------------------------------------------
+
+def _confine(limits: Limits) -> None:
+    """Set this process's resource limits and quiet its output (worker only)."""
+    import resource
+
+    def lower(which: int, value: int) -> None:
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+    lower(resource.RLIMIT_AS, limits.parse_memory_bytes)
+    lower(resource.RLIMIT_FSIZE, _FSIZE_BYTES)
+    lower(resource.RLIMIT_CORE, 0)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
+def _cpu_budget(seconds: int) -> None:
+    """Let the next parse use `seconds` more CPU time than this process has used so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime) + max(1, seconds)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def _worker_main(conn: Connection, limits: Limits) -> None:
+    """Serve parse requests until the parent sends None or goes away."""
+    _confine(limits)
+    conn.send_bytes(_READY)
+    while True:
+        try:
+            request = conn.recv()
+            if request is None:
+                return
+            kind, password = request
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        _cpu_budget(limits.parse_cpu_seconds)
+        reply = _parse_reply(kind, data, password, limits)
+        del data
+        try:
+            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except MemoryError:
+            payload = pickle.dumps(("memory",))
+        except Exception as exc:  # noqa: BLE001
+            payload = pickle.dumps(("error", f"the text layer could not be sent back "
+                                    f"({type(exc).__name__})"))
+        del reply
+        try:
+            conn.send_bytes(payload)
+        except OSError:
+            return

@@ -1,0 +1,95 @@
+"""Content-addressed blob files: `blobs/<tenant>/sha256/<aa>/<sha256>`, never overwritten.
+
+A blob is written to a temporary file in the same directory, fsynced, renamed into
+place and the directory fsynced, so a crash leaves either no blob or a whole one (a
+stray temporary file, which `fsck` reclaims).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from .. import faults
+
+TMP_MARK = ".tmp-"
+
+
+class BlobStore:
+    """Original bytes by tenant and sha256."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, tenant: str, sha256: str) -> Path:
+        """Return where the blob of `sha256` in `tenant` lives."""
+        return self.root / tenant / "sha256" / sha256[:2] / sha256
+
+    def put(self, tenant: str, data: bytes, sha256: str | None = None) -> str:
+        """Store `data` durably and return its sha256 (a no-op if already stored)."""
+        digest = sha256 or hashlib.sha256(data).hexdigest()
+        final = self.path(tenant, digest)
+        if final.exists() and final.stat().st_size == len(data):
+            return digest
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.parent / f"{TMP_MARK}{digest}.{os.getpid()}"
+        faults.hit("blob.write")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            faults.hit("blob.fsync")
+            os.fsync(fh.fileno())
+        faults.hit("blob.rename")
+        os.replace(tmp, final)
+        _fsync_dir(final.parent)
+        return digest
+
+    def get(self, tenant: str, sha256: str) -> bytes:
+        """Return the bytes of a blob (FileNotFoundError when missing)."""
+        return self.path(tenant, sha256).read_bytes()
+
+    def exists(self, tenant: str, sha256: str) -> bool:
+        """Return True when the blob file exists."""
+        return self.path(tenant, sha256).is_file()
+
+    def delete(self, tenant: str, sha256: str) -> bool:
+        """Remove a blob file; return True when one was removed."""
+        p = self.path(tenant, sha256)
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            return False
+        _fsync_dir(p.parent)
+        return True
+
+    def walk(self) -> Iterator[tuple[str, str, Path]]:
+        """Yield (tenant, name, path) for every file under the blob root, temp files included."""
+        if not self.root.exists():
+            return
+        for tenant_dir in sorted(self.root.iterdir()):
+            base = tenant_dir / "sha256"
+            if not base.is_dir():
+                continue
+            for sub in sorted(base.iterdir()):
+                if sub.is_dir():
+                    for f in sorted(sub.iterdir()):
+                        yield tenant_dir.name, f.name, f
+
+
+def sha256_file(path: Path) -> str:
+    """Return the sha256 of a file's bytes, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,139 @@
+"""The CLI contract: names, flags, JSON fields and exit codes other tools rely on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from .conftest import EXAMPLES, run_cli
+
+DOC = b"""# Terms
+
+1. PAYMENT
+
+1.1 Invoices are payable within thirty (30) days.
+
+2. LAW
+
+2.1 This Agreement is governed by the laws of Spain.
+"""
+
+
+def test_help_is_fast_and_lists_every_command():
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "pincite.cli", "--help"], capture_output=True,
+                         text=True, timeout=30)
+    elapsed = time.perf_counter() - t
+    assert out.returncode == 0
+    assert elapsed < 1.0, f"pincite --help took {elapsed:.2f}s"
+    for cmd in ("ingest", "acl", "sources", "show", "fsck", "cite", "verify", "reparse", "eval"):
+        assert cmd in out.stdout
+    # heavy libraries are not imported by --help
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; sys.argv=['pincite','--help']\n"
+         "import pincite.cli\n"
+         "try:\n    pincite.cli.main()\nexcept SystemExit:\n    pass\n"
+         "bad=[m for m in ('pypdfium2','docx','openpyxl','lxml','sqlite3') if m in sys.modules]\n"
+         "print('HEAVY', bad)"],
+        capture_output=True, text=True, timeout=30)
+    assert "HEAVY []" in probe.stdout, probe.stdout + probe.stderr
+
+
+def test_every_command_has_help_and_an_example():
+    for cmd in ("ingest", "acl", "show", "cite", "verify"):
+        out = run_cli(cmd, "--help")
+        assert out.returncode == 0 and "Example:" in out.stdout, cmd
+
+
+def test_ingest_json_contract_and_cite_verify_round_trip(tmp_path):
+    store = tmp_path / "s"
+    f = tmp_path / "terms.md"
+    f.write_bytes(DOC)
+    out = run_cli("ingest", str(f), "--tenant", "acme", "--acl", "group:legal", "--json",
+                  store=store)
+    assert out.returncode == 0, out.stderr
+    line = json.loads(out.stdout)
+    assert set(line) >= {"path", "source_id", "revision_id", "doc_id", "doc_sha256",
+                         "media_type", "status", "reason", "flags"}
+    assert (line["source_id"], line["doc_id"], line["status"]) == ("terms.md", "terms.md@r1", "new")
+    assert line["media_type"] == "text/markdown" and line["reason"] is None
+    # --store after the command name works too
+    cited = subprocess.run(
+        [sys.executable, "-m", "pincite.cli", "cite", "terms.md", "--store", str(store),
+         "--as", "acme:ana:legal", "--quote", "governed by the laws of Spain",
+         "--quote", "governed by the laws of France", "--json"],
+        capture_output=True, text=True, timeout=60)
+    assert cited.returncode == 1  # one quote missing
+    first, second = [json.loads(x) for x in cited.stdout.splitlines()]
+    assert second == {"quote": "governed by the laws of France", "error": "not_found"}
+    assert first["quote_verified"] is True and first["locator"] == "clause 2.1"
+    cfile = tmp_path / "c.json"
+    cfile.write_text(json.dumps({"records": [{"provenance": [first]}]}))
+    ok = run_cli("verify", str(cfile), "--as", "acme:ana:legal", "--json", store=store)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout) == {"doc_id": "terms.md@r1", "char_start": first["char_start"],
+                                     "char_end": first["char_end"], "quote_verified": True,
+                                     "verify_reason": "ok"}
+    # another tenant: not found, no hint that it exists
+    other = run_cli("verify", str(cfile), "--as", "evil:ana:legal", "--json", store=store)
+    assert other.returncode == 1
+    assert json.loads(other.stdout)["verify_reason"] == "unknown_document"
+    shown = run_cli("show", "terms.md", "--as", "evil:ana", store=store)
+    assert shown.returncode == 1 and "not found" in shown.stderr
+    missing = run_cli("show", "nothing.md", "--as", "acme:ana:legal", store=store)
+    assert missing.stderr == shown.stderr.replace("terms.md", "nothing.md")
+
+
+def test_show_by_locator_and_chars(tmp_path):
+    store = tmp_path / "s"
+    f = tmp_path / "terms.md"
+    f.write_bytes(DOC)
+    run_cli("ingest", str(f), store=store)
+    out = run_cli("show", "terms.md", "--locator", "clause 1.1", "--json", store=store)
+    assert out.returncode == 0, out.stderr
+    obj = json.loads(out.stdout)
+    assert obj["text"] == "1.1 Invoices are payable within thirty (30) days."
+    rng = run_cli("show", "terms.md@r1", "--chars", f"{obj['char_start']}:{obj['char_start'] + 3}",
+                  store=store)
+    assert rng.stdout.strip() == "1.1"
+    bad = run_cli("show", "terms.md", "--chars", "5:1", store=store)
+    assert bad.returncode == 2
+
+
+def test_usage_errors_exit_2_and_default_acl_is_announced(tmp_path):
+    store = tmp_path / "s"
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"hello world")
+    out = run_cli("ingest", str(f), store=store)
+    assert out.returncode == 0
+    assert "acl * for new sources (default)" in out.stderr
+    assert "tenant default (default)" in out.stderr
+    bad = run_cli("ingest", str(f), "--acl", "admin", store=store)
+    assert bad.returncode == 2 and "invalid ACL entry" in bad.stderr
+    bad_as = run_cli("show", "a.txt", "--as", "nocolon", store=store)
+    assert bad_as.returncode == 2
+
+
+def test_ingest_without_acl_keeps_existing_acl(tmp_path):
+    store = tmp_path / "s"
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"first version")
+    run_cli("ingest", str(f), "--acl", "user:ana", store=store)
+    f.write_bytes(b"second version")
+    out = run_cli("ingest", str(f), "--json", store=store)
+    assert json.loads(out.stdout)["status"] == "revised"
+    listed = run_cli("sources", "--as", "default:ana", "--json", store=store)
+    assert json.loads(listed.stdout)["acl"] == ["user:ana"]
+    assert run_cli("sources", "--as", "default:bob", "--json", store=store).stdout == ""
+
+
+def test_examples_corpus_ingests_cleanly(tmp_path):
+    out = run_cli("ingest", str(EXAMPLES), "--json", store=tmp_path / "s")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    assert {x["source_id"]: x["status"] for x in lines} == {
+        "tender/anexo-tecnico.docx": "new", "tender/anuncio.html": "new",
+        "tender/pliego.pdf": "new"}

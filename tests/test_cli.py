@@ -137,3 +137,10 @@ def test_examples_corpus_ingests_cleanly(tmp_path):
     assert {x["source_id"]: x["status"] for x in lines} == {
         "tender/anexo-tecnico.docx": "new", "tender/anuncio.html": "new",
         "tender/pliego.pdf": "new"}
+
+
+def test_cli_reference_in_docs_is_current():
+    out = subprocess.run([sys.executable, "scripts/gen_cli_docs.py", "--check"],
+                         capture_output=True, text=True, timeout=120,
+                         cwd=str(EXAMPLES.parent))
+    assert out.returncode == 0, out.stderr

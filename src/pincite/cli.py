@@ -429,9 +429,36 @@ def eval_cuad_textlayer(
             typer.echo(f"  miss {m['file']}: {m['text']!r}")
 
 
+@eval_app.command("robustness")
+def eval_robustness(
+    dirs: Annotated[list[Path], typer.Argument(help="Folders (or files) to ingest.")],
+    hang: Annotated[float, typer.Option("--hang", help="Seconds after which a file counts as a hang.")] = 15.0,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ingest every file (sandboxed) and count statuses and quarantine reasons; exit 1 on a crash or hang."""
+    from .evals.robustness import run_robustness
+
+    with _errors():
+        result = run_robustness(dirs, store_url=store, hang_seconds=hang)
+    if json_:
+        _emit(result)
+    else:
+        typer.echo(f"files {result['files']}  crashes {len(result['crashes'])}  "
+                   f"hangs {len(result['hangs'])}  slowest {result['max_seconds']}s")
+        for k, v in result["by_status"].items():
+            typer.echo(f"  status {k:12} {v}")
+        for k, v in result["by_reason"].items():
+            typer.echo(f"  reason {k:16} {v}")
+        for k, v in result["by_flag"].items():
+            typer.echo(f"  flag   {k:16} {v}")
+    if result["crashes"] or result["hangs"]:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Entry point of the `pincite` script."""
-    app()
+    app(prog_name="pincite")
 
 
 if __name__ == "__main__":

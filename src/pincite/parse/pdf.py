@@ -53,6 +53,8 @@ _PAGE_NUM_RE = re.compile(
 )
 _WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _DIGITS_RE = re.compile(r"\d+")
+_EDGE_NUM_RE = re.compile(r"^(?:page\s*)?\d{1,4}\s+|\s+(?:page\s*)?\d{1,4}$")  # "12 Source: …"
+_BULLET_RE = re.compile(r"^[•◦▪▫●○■□‣⁃∙·*–—-]\s")
 
 
 class _Geo(Sequence[tuple[int, Box] | None]):
@@ -107,7 +109,8 @@ def _drop_running(pages: list[Page]) -> None:
     """Remove running headers/footers and page numbers from each page's lines.
 
     In the top/bottom margin of a page: page-number lines, and lines that recur at the same
-    height on enough pages, word for word or with a number that counts with the page. Anywhere on a page: page-number lines
+    height on enough pages, word for word (a page number at either end aside) or with a
+    number that counts with the page. Anywhere on a page: page-number lines
     alone on their row that count up with the text (documents whose printed pages were
     run together, several to a PDF page).
     """
@@ -125,7 +128,7 @@ def _drop_running(pages: list[Page]) -> None:
             if _page_number(ln.text) is not None:
                 drop.add(id(ln))
             text = " ".join(ln.text.split()).lower()
-            groups.setdefault(text, []).append(ln)
+            groups.setdefault(_EDGE_NUM_RE.sub("", text) or text, []).append(ln)
             m = _DIGITS_RE.search(text)
             if m:  # "Contract 12-3 – page 7": the number goes with the page
                 key = f"{_DIGITS_RE.sub('#', text)}|{int(m.group()) - p.number}"
@@ -300,7 +303,15 @@ class _Vocabulary:
         self.pairs: set[tuple[str, str]] = set()
 
     def _load(self) -> None:
-        text = " ".join(ln.text for p in self.pages for ln in p.lines).lower()
+        # the halves of words broken at a line end are not words
+        parts: list[str] = []
+        cut = False
+        for p in self.pages:
+            for ln in p.lines:
+                t = ln.text.split(" ", 1)[-1] if cut else ln.text
+                cut = t[-1:] in HYPHENS
+                parts.append(t.rsplit(" ", 1)[0] if cut else t)
+        text = " ".join(parts).lower()
         self.pages = []
         for w in _WORD_RE.findall(text):
             if "-" in w:
@@ -395,14 +406,15 @@ def _heading_levels(paras: list[_Para]) -> dict[int, int]:
     for i, para in enumerate(paras):
         lines = para.lines
         text = para.text.strip()
-        if (len(lines) > 2 or len(text) > 150 or lines[0].hidden or text[-1] in ",;"
+        words = len(text.split())
+        if (len(lines) > 2 or words > 20 or lines[0].hidden or text[-1] in ",;"
                 or not any(c.isalpha() for c in text)):
             continue
         size = min(ln.height for ln in lines)
         if size >= 1.2 * body:
             found[i] = round(size)
-        elif (not body_bold and all(ln.bold for ln in lines) and len(text) <= 100
-              and (text[-1] != "." or len(text.split()) <= 8)):
+        elif (not body_bold and all(ln.bold for ln in lines) and words <= 12
+              and (text[-1] != "." or words <= 8)):
             found[i] = 0.0
     ranks = sorted({s for s in found.values() if s}, reverse=True)
     level = {s: k + 1 for k, s in enumerate(ranks)}
@@ -504,5 +516,6 @@ def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
         if i in headings:
             builder.heading(para.text, headings[i], chars=para.geo, flags=flags)
         else:
-            builder.paragraph(para.text, chars=para.geo, flags=flags)
+            kind = "list_item" if _BULLET_RE.match(para.text) else "paragraph"
+            builder.paragraph(para.text, kind=kind, chars=para.geo, flags=flags)
     return builder.build()

@@ -28,6 +28,7 @@ HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the n
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
 ZERO: Box = (0.0, 0.0, 0.0, 0.0)
 _BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
+_BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 
 _FN: Any = None
 
@@ -53,6 +54,7 @@ def pdfium_fns() -> Any:
             loose_box=proto(R.FPDFText_GetLooseCharBox, I, P, I, P),
             generated=proto(R.FPDFText_IsGenerated, I, P, I),
             weight=proto(R.FPDFText_GetFontWeight, I, P, I),
+            font_info=proto(R.FPDFText_GetFontInfo, ctypes.c_ulong, P, I, P, ctypes.c_ulong, P),
             text_object=proto(R.FPDFText_GetTextObject, P, P, I),
             bbox=proto(R.FPDF_GetPageBoundingBox, I, P, P),
             rotation=proto(R.FPDFPage_GetRotation, I, P),
@@ -264,14 +266,18 @@ class _PageText:
             while ci < len(cands) and cands[ci] < b - 1:
                 k = cands[ci]
                 ci += 1
-                c0, c1 = text[k], text[k + 1]
-                h = Y1[k] - Y0[k]
-                if c0.isspace() or c1.isspace() or h <= 0:
+                p, q = k, k + 1  # the glyphs on either side, spaces skipped
+                while p > a and text[p].isspace():
+                    p -= 1
+                while q < b - 1 and text[q].isspace():
+                    q += 1
+                h = Y1[p] - Y0[p]
+                if h <= 0 or text[p].isspace() or text[q].isspace():
                     continue
-                if abs(Y0[k + 1] - Y0[k]) > 0.6 * h and abs(Y1[k + 1] - Y1[k]) > 0.6 * h:
-                    cuts.append((k + 1, True))
-                elif gaps[k] > GAP_SPACE * h and c0 not in HYPHENS:
-                    cuts.append((k + 1, False))
+                if abs(Y0[q] - Y0[p]) > 0.6 * h and abs(Y1[q] - Y1[p]) > 0.6 * h:
+                    cuts.append((q, True))
+                elif gaps[k] > GAP_SPACE * h and p == k and q == k + 1 and text[k] not in HYPHENS:
+                    cuts.append((q, False))
             mask = self.hidden_mask
             if mask is not None:
                 cuts.extend((k + 1, True) for k in range(a, b - 1) if mask[k] != mask[k + 1])
@@ -332,13 +338,21 @@ class _PageText:
         elif x0 < 0 or top < 0 or x1 > w or bottom > ht:
             boxes = [(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
                       min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht)) for c in boxes]
-        weight = self.fn.weight
-        bold = weight(self.textpage, a) >= 600 and weight(self.textpage, b - 1) >= 600
+        bold = self._bold(a) and self._bold(b - 1)
         line = Line(self.number, s, boxes, holes, x0, top, x1, bottom, h, bold, hidden,
                     hyphen_join)
         if not s.isascii() and not unicodedata.is_normalized("NFC", s):
             _compose(line)
         return line
+
+
+    def _bold(self, k: int) -> bool:
+        if self.fn.weight(self.textpage, k) >= 600:
+            return True
+        name = ctypes.create_string_buffer(128)
+        flags = c_int()
+        self.fn.font_info(self.textpage, k, ctypes.addressof(name), 128, ctypes.addressof(flags))
+        return _BOLD_RE.search(name.value.decode("latin-1")) is not None
 
 
 def _compose(line: Line) -> None:

@@ -1,0 +1,46 @@
+"""Write docs/cli.md from the commands' own --help (run after changing the CLI).
+
+Usage: python scripts/gen_cli_docs.py [--check]
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = [[], ["ingest"], ["acl"], ["sources"], ["show"], ["cite"], ["verify"], ["reparse"],
+            ["fsck"], ["eval"], ["eval", "cuad-textlayer"], ["eval", "robustness"]]
+
+
+def help_text(args: list[str]) -> str:
+    env = {**os.environ, "COLUMNS": "100", "TERM": "dumb", "NO_COLOR": "1"}
+    out = subprocess.run([sys.executable, "-m", "pincite.cli", *args, "--help"],
+                         capture_output=True, text=True, env=env, check=True)
+    return out.stdout.rstrip()
+
+
+def render() -> str:
+    parts = ["# CLI reference", "",
+             "Generated from `--help` by `scripts/gen_cli_docs.py`; do not edit by hand.", ""]
+    for args in COMMANDS:
+        title = " ".join(["pincite", *args])
+        parts += [f"## `{title}`", "", "```", help_text(args), "```", ""]
+    return "\n".join(parts)
+
+
+def main() -> None:
+    target = ROOT / "docs" / "cli.md"
+    text = render()
+    if "--check" in sys.argv:
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            sys.exit("docs/cli.md is stale: run python scripts/gen_cli_docs.py")
+        return
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()

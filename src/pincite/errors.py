@@ -11,7 +11,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── StoreError (500)            the store is damaged or cannot be opened
     │   ├── SchemaTooNew (500)      the store was written by a newer pincite
     │   └── StoreBusy (503)         another writer holds the store past the timeout
-    ├── ParseFailure (422)          a parser could not read bytes (mapped to a quarantine reason)
+    ├── ParseFailure (422)          a parser or container check refused bytes (a quarantine reason)
     └── MissingExtra (500)          an optional dependency is not installed
 """
 
@@ -92,7 +92,8 @@ class StoreBusy(StoreError):
 
 
 class ParseFailure(PinciteError):
-    """A parser gave up on some bytes; `reason` is one of the quarantine reasons."""
+    """A parser (or the container scanner, `pincite.containers`) gave up on some bytes;
+    `reason` is one of the quarantine reasons."""
 
     code = "parse_failure"
     status = 422

@@ -159,20 +159,30 @@ class Element:
     row: int | None = None
     col: int | None = None
     flags: tuple[str, ...] = ()
+    row_path: tuple[str, ...] = ()
+    column_path: tuple[str, ...] = ()
+    # table elements: caption, title_path, intro, unit, scale, period_grain, entity,
+    # header_rows, header_cols, n_rows, n_cols, sheet, pages; cells: ref ("B4"),
+    # row_span, col_span, header ("row"|"column"). JSON values only.
+    meta: dict[str, Any] | None = None
 
     def to_list(self) -> list[Any]:
         """Return a compact JSON-able list (the storage form)."""
-        return [
+        out = [
             self.kind, self.char_start, self.char_end, self.locator, self.page,
             list(self.bbox) if self.bbox else None, list(self.heading_path), self.level,
             self.row, self.col, list(self.flags),
         ]
+        if self.row_path or self.column_path or self.meta:
+            out += [list(self.row_path), list(self.column_path), self.meta]
+        return out
 
     @classmethod
     def from_list(cls, v: list[Any]) -> Element:
         """Return the element stored by `to_list`."""
+        extra = (tuple(v[11]), tuple(v[12]), v[13]) if len(v) > 11 else ((), (), None)
         return cls(v[0], v[1], v[2], v[3], v[4], tuple(v[5]) if v[5] else None,
-                   tuple(v[6]), v[7], v[8], v[9], tuple(v[10]))
+                   tuple(v[6]), v[7], v[8], v[9], tuple(v[10]), *extra)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the element as a JSON object."""
@@ -184,6 +194,10 @@ class Element:
         }
         if self.row is not None:
             d["row"], d["col"] = self.row, self.col
+        if self.row_path or self.column_path:
+            d["row_path"], d["column_path"] = list(self.row_path), list(self.column_path)
+        if self.meta:
+            d["meta"] = self.meta
         if self.flags:
             d["flags"] = list(self.flags)
         return d

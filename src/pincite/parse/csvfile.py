@@ -24,8 +24,9 @@ from collections import Counter
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import TextLayer
+from .decoding import bom_encoding
+from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
-from .text import HIDDEN_CHARS_RE, bom_encoding
 
 PARSER = "csv"
 VERSION = "1"

@@ -21,12 +21,13 @@ text, white text outside tables and shading, bidi controls or tag characters; th
 kept and its paragraph or table flagged too), `has_comments` (the document carries
 comments, which are skipped), `external_ref` (a relationship with
 `TargetMode="External"` or an INCLUDEPICTURE/INCLUDETEXT/LINK field: recorded, never
-followed), `active_content` (a VBA project in the package), `truncated` (tables or
-nesting past the limits).
+followed), `active_content` (a VBA project or ActiveX controls in the package),
+`embedded_file` (embedded OLE objects or packages), `truncated` (tables or nesting past
+the limits).
 
-`inspect_ooxml` (the package checks shared with the XLSX parser) refuses encrypted
-packages, legacy binary files, zip bombs and XML parts with a DTD before any XML is
-parsed.
+The package is checked first (`parse.ooxml`: encrypted packages, legacy binary files, zip
+bombs and XML parts with a DTD are refused before any XML is parsed); styles and
+numbering live in `docx_styles`.
 """
 
 from __future__ import annotations
@@ -34,315 +35,25 @@ from __future__ import annotations
 import io
 import itertools
 import re
-import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import TextLayer
+from .docx_styles import Numbering, Styles, read_numbering, read_styles
+from .docx_xml import MC, M, W, is_on, local_name, namespace, to_int, val, w
+from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
-from .text import HIDDEN_CHARS_RE, drop_empty_columns
+from .ooxml import check_package
+from .tables import drop_empty_columns
 
 PARSER = "docx"
 VERSION = "1"
 
-W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
-M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 MAX_NESTING = 32
 
-OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_ENCRYPTION_STREAMS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
-_DTD_MARKS = tuple(m.encode(enc) for m in ("<!DOCTYPE", "<!ENTITY") for enc in ("utf-8", "utf-16-le", "utf-16-be"))
-_EXTERNAL_RE = re.compile(rb"TargetMode\s*=\s*[\"']External[\"']")
 _EXTERNAL_FIELD_RE = re.compile(r"\b(?:INCLUDEPICTURE|INCLUDETEXT|LINK|DDEAUTO|DDE)\b", re.I)
-_FALSE = ("0", "false", "off")
-
-
-def w(tag: str) -> str:
-    return f"{{{W}}}{tag}"
-
-
-def _local(el: object) -> str | None:
-    tag = getattr(el, "tag", None)
-    if not isinstance(tag, str):
-        return None
-    return tag.rsplit("}", 1)[-1]
-
-
-def _ns(el: object) -> str:
-    tag = getattr(el, "tag", "")
-    return tag[1:].split("}", 1)[0] if isinstance(tag, str) and tag.startswith("{") else ""
-
-
-# ---- the package --------------------------------------------------------------------
-
-
-def inspect_ooxml(data: bytes, limits: Limits, what: str) -> set[str]:
-    """Check an OOXML package before it is parsed; return the flags it earns.
-
-    Raises `ParseFailure` for empty, encrypted, legacy-binary, non-zip, over-limit or
-    DTD-carrying input. `what` names the format in messages ("DOCX", "XLSX").
-    """
-    if not data:
-        raise ParseFailure("empty", f"the {what} file has no bytes")
-    if len(data) > limits.max_bytes:
-        raise ParseFailure("over_limit", f"{len(data)} bytes exceed the limit of {limits.max_bytes}")
-    if data.startswith(OLE_MAGIC):
-        if any(s in data for s in _ENCRYPTION_STREAMS):
-            raise ParseFailure(
-                "encrypted",
-                f"the {what} file is password-protected; remove the protection and ingest it again",
-            )
-        raise ParseFailure(
-            "malformed", f"a legacy binary Office file, not {what}; save it as {what} first")
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise ParseFailure("malformed", f"not a {what} package (bad zip: {exc})") from exc
-    if len(infos) > limits.max_zip_entries:
-        raise ParseFailure("zip_bomb", f"{len(infos)} zip entries exceed the limit of {limits.max_zip_entries}")
-    inflated = 0
-    for info in infos:
-        inflated += info.file_size
-        if inflated > limits.max_zip_inflated:
-            raise ParseFailure("zip_bomb", f"the package inflates past {limits.max_zip_inflated} bytes")
-        if info.file_size > 1_000_000 and info.file_size > limits.max_zip_ratio * max(info.compress_size, 1):
-            raise ParseFailure("zip_bomb", f"{info.filename} inflates {info.file_size // max(info.compress_size, 1)}-fold")
-    flags: set[str] = set()
-    try:
-        for info in infos:
-            name = info.filename.lower()
-            if name.endswith("vbaproject.bin"):
-                flags.add("active_content")
-            if not (name.endswith(".xml") or name.endswith(".rels")):
-                continue
-            if info.file_size > limits.max_xml_part_bytes:
-                raise ParseFailure("over_limit", f"{info.filename} is larger than {limits.max_xml_part_bytes} bytes")
-            with zf.open(info) as fh:
-                body = fh.read(limits.max_xml_part_bytes + 1)
-            if len(body) > limits.max_xml_part_bytes:
-                raise ParseFailure("over_limit", f"{info.filename} is larger than {limits.max_xml_part_bytes} bytes")
-            if any(m in body for m in _DTD_MARKS):
-                raise ParseFailure("xml_entities", f"{info.filename} declares a DTD or entities")
-            if name.endswith(".rels") and _EXTERNAL_RE.search(body):
-                flags.add("external_ref")
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as exc:
-        # RuntimeError: an encrypted zip entry; NotImplementedError: an unknown compression
-        raise ParseFailure("malformed", f"unreadable {what} package: {exc}") from exc
-    return flags
-
-
-# ---- styles and numbering -------------------------------------------------------------
-
-
-def _val(el: object, default: str | None = None) -> str | None:
-    if el is None:
-        return default
-    return el.get(w("val"), default)  # type: ignore[attr-defined]
-
-
-def _on(el: object) -> bool:
-    """Return whether a toggle property (`<w:vanish/>`, `<w:vanish w:val="1"/>`) is on."""
-    if el is None:
-        return False
-    v = _val(el)
-    return v is None or v.lower() not in _FALSE
-
-
-@dataclass
-class _Style:
-    name: str
-    based_on: str | None
-    outline: int | None
-    num_id: str | None
-    ilvl: int | None
-    vanish: bool | None
-
-
-@dataclass
-class _Styles:
-    by_id: dict[str, _Style] = field(default_factory=dict)
-    default_para: str | None = None
-
-    def chain(self, style_id: str | None) -> Iterator[_Style]:
-        seen: set[str] = set()
-        sid = style_id or self.default_para
-        while sid and sid not in seen and len(seen) < 50:
-            seen.add(sid)
-            st = self.by_id.get(sid)
-            if st is None:
-                return
-            yield st
-            sid = st.based_on
-
-    def heading_level(self, style_id: str | None) -> int | None:
-        for st in self.chain(style_id):
-            name = st.name.lower()
-            m = re.fullmatch(r"heading\s*([1-9])", name)
-            if m:
-                return int(m.group(1))
-            if name == "title":
-                return 1
-            if st.outline is not None and 0 <= st.outline < 9:
-                return st.outline + 1
-        return None
-
-    def is_list(self, style_id: str | None) -> bool:
-        return any(st.name.lower().startswith("list") and st.name.lower() != "list paragraph"
-                   for st in self.chain(style_id))
-
-    def numbering(self, style_id: str | None) -> tuple[str | None, int | None]:
-        for st in self.chain(style_id):
-            if st.num_id is not None:
-                return st.num_id, st.ilvl
-        return None, None
-
-    def vanish(self, style_id: str | None) -> bool:
-        for st in self.chain(style_id):
-            if st.vanish is not None:
-                return st.vanish
-        return False
-
-
-def _read_styles(root: object) -> _Styles:
-    styles = _Styles()
-    if root is None:
-        return styles
-    for st in root.iterchildren(w("style")):  # type: ignore[attr-defined]
-        sid = st.get(w("styleId"))
-        if not sid:
-            continue
-        name = _val(st.find(w("name")), sid) or sid
-        ppr = st.find(w("pPr"))
-        rpr = st.find(w("rPr"))
-        outline = num_id = ilvl = None
-        if ppr is not None:
-            o = _val(ppr.find(w("outlineLvl")))
-            outline = int(o) if o and o.isdigit() else None
-            numpr = ppr.find(w("numPr"))
-            if numpr is not None:
-                num_id = _val(numpr.find(w("numId")))
-                lv = _val(numpr.find(w("ilvl")))
-                ilvl = int(lv) if lv and lv.isdigit() else None
-        vanish = None
-        if rpr is not None and rpr.find(w("vanish")) is not None:
-            vanish = _on(rpr.find(w("vanish")))
-        styles.by_id[sid] = _Style(name, _val(st.find(w("basedOn"))), outline, num_id, ilvl, vanish)
-        if st.get(w("type")) == "paragraph" and st.get(w("default")) in ("1", "true", "on"):
-            styles.default_para = sid
-    return styles
-
-
-@dataclass
-class _Level:
-    start: int = 1
-    fmt: str = "decimal"
-    text: str = "%1."
-    is_lgl: bool = False
-
-
-@dataclass
-class _Numbering:
-    abstract: dict[str, dict[int, _Level]] = field(default_factory=dict)
-    nums: dict[str, tuple[str, dict[int, int]]] = field(default_factory=dict)  # numId → (abstractId, startOverrides)
-    counters: dict[str, dict[int, int]] = field(default_factory=dict)
-    started: set[str] = field(default_factory=set)
-
-    def label(self, num_id: str, ilvl: int) -> tuple[str, bool]:
-        """Advance the list and return (label text, is a list at all)."""
-        if num_id == "0" or num_id not in self.nums:
-            return "", False
-        abs_id, overrides = self.nums[num_id]
-        levels = self.abstract.get(abs_id, {})
-        ilvl = max(0, min(ilvl, 8))
-        counters = self.counters.setdefault(abs_id, {})
-        if num_id not in self.started:
-            self.started.add(num_id)
-            for lv, start in overrides.items():
-                counters[lv] = start - 1
-                for deeper in [k for k in counters if k > lv]:
-                    del counters[deeper]
-        level = levels.get(ilvl, _Level())
-        counters[ilvl] = counters.get(ilvl, level.start - 1) + 1
-        for deeper in [k for k in counters if k > ilvl]:
-            del counters[deeper]
-        if level.fmt in ("bullet", "none"):
-            return "", True
-
-        def render(m: re.Match[str]) -> str:
-            k = int(m.group(1)) - 1
-            lv = levels.get(k, _Level())
-            n = counters.get(k, lv.start)
-            fmt = "decimal" if level.is_lgl else lv.fmt
-            return _format_number(n, fmt)
-
-        return re.sub(r"%([1-9])", render, level.text).strip(), True
-
-
-def _format_number(n: int, fmt: str) -> str:
-    if fmt in ("lowerLetter", "upperLetter"):
-        s = _letters(n)
-        return s.upper() if fmt == "upperLetter" else s
-    if fmt in ("lowerRoman", "upperRoman"):
-        s = _roman(n)
-        return s.upper() if fmt == "upperRoman" else s
-    if fmt == "decimalZero":
-        return f"{n:02d}"
-    return str(n)
-
-
-def _letters(n: int) -> str:
-    if n <= 0:
-        return str(n)
-    # Word repeats the letter: a … z, aa … zz
-    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
-
-
-def _roman(n: int) -> str:
-    if not 0 < n < 4000:
-        return str(n)
-    out = []
-    for value, sym in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-                       (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
-        while n >= value:
-            out.append(sym)
-            n -= value
-    return "".join(out)
-
-
-def _int(v: str | None, default: int) -> int:
-    try:
-        return int(v) if v is not None else default
-    except ValueError:
-        return default
-
-
-def _read_numbering(root: object) -> _Numbering:
-    num = _Numbering()
-    if root is None:
-        return num
-    for a in root.iterchildren(w("abstractNum")):  # type: ignore[attr-defined]
-        levels: dict[int, _Level] = {}
-        for lvl in a.iterchildren(w("lvl")):
-            ilvl = _int(lvl.get(w("ilvl")), 0)
-            levels[ilvl] = _Level(
-                start=_int(_val(lvl.find(w("start"))), 1),
-                fmt=_val(lvl.find(w("numFmt")), "decimal") or "decimal",
-                text=_val(lvl.find(w("lvlText")), "") or "",
-                is_lgl=_on(lvl.find(w("isLgl"))),
-            )
-        num.abstract[a.get(w("abstractNumId"), "")] = levels
-    for n in root.iterchildren(w("num")):  # type: ignore[attr-defined]
-        overrides: dict[int, int] = {}
-        for o in n.iterchildren(w("lvlOverride")):
-            so = o.find(w("startOverride"))
-            if so is not None:
-                overrides[_int(o.get(w("ilvl")), 0)] = _int(_val(so), 1)
-        num.nums[n.get(w("numId"), "")] = (_val(n.find(w("abstractNumId")), "") or "", overrides)
-    return num
 
 
 # ---- the body ------------------------------------------------------------------------
@@ -365,7 +76,7 @@ class _Para:
 
 
 class _Reader:
-    def __init__(self, builder: LayerBuilder, styles: _Styles, numbering: _Numbering,
+    def __init__(self, builder: LayerBuilder, styles: Styles, numbering: Numbering,
                  limits: Limits) -> None:
         self.b = builder
         self.styles = styles
@@ -387,13 +98,13 @@ class _Reader:
             except StopIteration:
                 stack.pop()
                 continue
-            name = _local(el)
-            if _ns(el) == MC and name == "AlternateContent":
-                choice = next((c for c in el if _local(c) == "Choice"), None)  # type: ignore[attr-defined]
+            name = local_name(el)
+            if namespace(el) == MC and name == "AlternateContent":
+                choice = next((c for c in el if local_name(c) == "Choice"), None)  # type: ignore[attr-defined]
                 if choice is not None and len(stack) < MAX_NESTING:
                     stack.append(iter(choice))
                 continue
-            if _ns(el) != W:
+            if namespace(el) != W:
                 continue
             if name in ("p", "tbl"):
                 yield el
@@ -402,7 +113,7 @@ class _Reader:
 
     def read_body(self, container: object, depth: int = 0) -> None:
         for el in self.blocks(container):
-            if _local(el) == "tbl":
+            if local_name(el) == "tbl":
                 only = self.single_cell(el)
                 if only is not None and depth + 1 < MAX_NESTING:
                     self.read_body(only, depth + 1)  # a 1×1 table is a layout box
@@ -425,14 +136,14 @@ class _Reader:
 
     def paragraph(self, p: object, in_table: bool = False) -> tuple[str, int, _Para]:
         ppr = p.find(w("pPr"))  # type: ignore[attr-defined]
-        style_id = _val(ppr.find(w("pStyle"))) if ppr is not None else None
+        style_id = val(ppr.find(w("pStyle"))) if ppr is not None else None
         num_id = ilvl = None
         if ppr is not None:
             numpr = ppr.find(w("numPr"))
             if numpr is not None:
-                num_id = _val(numpr.find(w("numId")))
-                lv = _val(numpr.find(w("ilvl")))
-                ilvl = _int(lv, 0) if lv is not None else None
+                num_id = val(numpr.find(w("numId")))
+                lv = val(numpr.find(w("ilvl")))
+                ilvl = to_int(lv, 0) if lv is not None else None
         if num_id is None:
             num_id, style_ilvl = self.styles.numbering(style_id)
             ilvl = ilvl if ilvl is not None else style_ilvl
@@ -445,7 +156,7 @@ class _Reader:
             text = f"{label} {text}"
         para.text = text
         level = self.styles.heading_level(style_id)
-        outline = _val(ppr.find(w("outlineLvl"))) if ppr is not None else None
+        outline = val(ppr.find(w("outlineLvl"))) if ppr is not None else None
         if level is None and outline is not None and outline.isdigit() and int(outline) < 9:
             level = int(outline) + 1
         if level is not None:
@@ -465,13 +176,13 @@ class _Reader:
         stack: list[tuple[object, bool]] = [(c, False) for c in reversed(list(p))]  # type: ignore[call-overload]
         while stack:
             el, run_hidden = stack.pop()
-            name = _local(el)
-            ns = _ns(el)
+            name = local_name(el)
+            ns = namespace(el)
             if name is None:
                 continue
             if ns == MC:
                 if name == "AlternateContent":
-                    choice = next((c for c in el if _local(c) == "Choice"), None)  # type: ignore[attr-defined]
+                    choice = next((c for c in el if local_name(c) == "Choice"), None)  # type: ignore[attr-defined]
                     if choice is not None:
                         stack.extend((c, run_hidden) for c in reversed(list(choice)))  # type: ignore[call-overload]
                 continue
@@ -515,14 +226,14 @@ class _Reader:
             return para_vanish
         v = rpr.find(w("vanish"))
         if v is not None:
-            if _on(v):
+            if is_on(v):
                 return True
-        elif para_vanish or self.styles.vanish(_val(rpr.find(w("rStyle")))):
+        elif para_vanish or self.styles.vanish(val(rpr.find(w("rStyle")))):
             return True
-        sz = _val(rpr.find(w("sz")))
+        sz = val(rpr.find(w("sz")))
         if sz and sz.isdigit() and int(sz) <= 2:
             return True
-        color = (_val(rpr.find(w("color"))) or "").upper()
+        color = (val(rpr.find(w("color"))) or "").upper()
         if color == "FFFFFF" and not shaded and rpr.find(w("shd")) is None \
                 and rpr.find(w("highlight")) is None:
             return True
@@ -559,9 +270,9 @@ class _Reader:
             except StopIteration:
                 stack.pop()
                 continue
-            if _ns(el) != W:
+            if namespace(el) != W:
                 continue
-            name = _local(el)
+            name = local_name(el)
             if name == want:
                 yield el
             elif name in _BLOCK_WRAPPERS and len(stack) < MAX_NESTING:
@@ -579,19 +290,19 @@ class _Reader:
                 break
             row: list[str] = []
             trpr = tr.find(w("trPr"))  # type: ignore[attr-defined]
-            before = _int(_val(trpr.find(w("gridBefore"))), 0) if trpr is not None else 0
+            before = to_int(val(trpr.find(w("gridBefore"))), 0) if trpr is not None else 0
             row.extend([""] * min(max(before, 0), limits.max_sheet_cols))
             for tc in self.blocks_like(tr, "tc"):
                 tcpr = tc.find(w("tcPr"))  # type: ignore[attr-defined]
                 span = 1
                 merge = None
                 if tcpr is not None:
-                    span = max(1, _int(_val(tcpr.find(w("gridSpan"))), 1))
+                    span = max(1, to_int(val(tcpr.find(w("gridSpan"))), 1))
                     vm = tcpr.find(w("vMerge"))
                     if vm is not None:
-                        merge = _val(vm) or "continue"
+                        merge = val(vm) or "continue"
                     hm = tcpr.find(w("hMerge"))  # legacy horizontal merge
-                    if hm is not None and (_val(hm) or "continue") == "continue":
+                    if hm is not None and (val(hm) or "continue") == "continue":
                         span, merge = span, "hcontinue"
                 room = limits.max_sheet_cols - len(row)
                 if room <= 0:
@@ -618,7 +329,7 @@ class _Reader:
             self.truncated = True
             return "", False
         for el in self.blocks(tc):
-            if _local(el) == "tbl":
+            if local_name(el) == "tbl":
                 rows, h, trunc = self.grid(el, depth + 1)
                 hidden = hidden or h
                 self.truncated = self.truncated or trunc
@@ -629,7 +340,7 @@ class _Reader:
             hidden = hidden or para.hidden or bool(HIDDEN_CHARS_RE.search(para.text))
             for box in para.boxes:
                 for inner in self.blocks(box):
-                    if _local(inner) == "p":
+                    if local_name(inner) == "p":
                         sub = self.runs(inner, False, in_table=True)
                         parts.append(sub.text)
                         hidden = hidden or sub.hidden
@@ -658,7 +369,7 @@ def _part_element(doc: object, reltype: str) -> object | None:
 def parse(data: bytes, *, password: str | None = None, limits: Limits | None = None) -> TextLayer:
     """Return the text layer of a DOCX file."""
     limits = limits or Limits()
-    flags = inspect_ooxml(data, limits, "DOCX")
+    flags = check_package(data, limits, "DOCX")
     del password  # an unencrypted package needs none; encrypted ones are refused above
     try:
         import docx
@@ -671,8 +382,8 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
     try:
         doc = docx.Document(io.BytesIO(data))
         body = doc.element.body
-        styles = _read_styles(_part_element(doc, RT.STYLES))
-        numbering = _read_numbering(_part_element(doc, RT.NUMBERING))
+        styles = read_styles(_part_element(doc, RT.STYLES))
+        numbering = read_numbering(_part_element(doc, RT.NUMBERING))
         comments = _part_element(doc, RT.COMMENTS)
         b = LayerBuilder(PARSER, VERSION)
         reader = _Reader(b, styles, numbering, limits)

@@ -39,8 +39,11 @@ import lxml.html
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import TextLayer
+from .decoding import bom_encoding, decode_text
+from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
-from .text import HIDDEN_CHARS_RE, bom_encoding, decode_text, drop_empty_columns
+from .numerals import letters, roman
+from .tables import drop_empty_columns
 
 PARSER = "html"
 VERSION = "1"
@@ -274,10 +277,10 @@ class _Walker:
             state[0] = int(m.group(1))
         n, kind = state
         state[0] = n + 1
-        if kind in ("a", "A") and n > 0:
-            text = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
-        elif kind in ("i", "I") and 0 < n < 4000:
-            text = _roman(n)
+        if kind in ("a", "A"):
+            text = letters(n)
+        elif kind in ("i", "I"):
+            text = roman(n)
         else:
             text = str(n)
         return (text.upper() if kind in ("A", "I") else text) + "."
@@ -392,16 +395,6 @@ class _Walker:
             self.b.table(rows, flags=tuple(flags))
         elif truncated:
             self.b.flag("truncated")
-
-
-def _roman(n: int) -> str:
-    out = []
-    for value, sym in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-                       (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
-        while n >= value:
-            out.append(sym)
-            n -= value
-    return "".join(out)
 
 
 def _span(value: str | None, zero_means: int = 1) -> int:

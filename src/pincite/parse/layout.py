@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import Box, Element, Geometry, TextLayer
 
@@ -182,10 +182,7 @@ class LayerBuilder:
         while len(self._clauses) > keep:
             c = self._clauses.pop()
             e = self._elements[c.element]
-            self._elements[c.element] = Element(
-                e.kind, e.char_start, max(self._last_block_end, e.char_end), e.locator,
-                e.page, e.bbox, e.heading_path, e.level, e.row, e.col, e.flags,
-            )
+            self._elements[c.element] = replace(e, char_end=max(self._last_block_end, e.char_end))
 
     def _open_clause(self, mark: ClauseMark, start: int, end: int, page: int | None,
                      bbox: Box | None) -> _Clause | None:

@@ -118,12 +118,13 @@ def _drop_running(pages: list[Page]) -> None:
     if not counted:
         return
     drop: set[int] = set()
+    running: set[int] = set()
     groups: dict[str, list[Line]] = {}
     for p in counted:
-        zone = HEADER_ZONE * p.height
+        zone = HEADER_ZONE * p.frame_height
         by_y = sorted(p.lines, key=lambda ln: ln.top)
         edge = [ln for ln in by_y[:3] if ln.bottom <= zone] + [
-            ln for ln in by_y[-3:] if ln.top >= p.height - zone and ln.bottom > zone]
+            ln for ln in by_y[-3:] if ln.top >= p.frame_height - zone and ln.bottom > zone]
         for ln in edge:
             if _page_number(ln.text) is not None:
                 drop.add(id(ln))
@@ -139,7 +140,11 @@ def _drop_running(pages: list[Page]) -> None:
             continue
         for ln in lines:
             if len({x.page for x in lines if abs(x.top - ln.top) <= 4.0}) >= need:
-                drop.add(id(ln))
+                running.add(id(ln))
+    for p in counted:  # a page of nothing but "running" lines: the pages repeat, keep them
+        if all(id(ln) in running or id(ln) in drop for ln in p.lines):
+            running.difference_update(id(ln) for ln in p.lines)
+    drop |= running
     # page numbers inside the body: a family ("-#-", "#", "page #") counting up
     families: dict[str, list[tuple[int, int, Line]]] = {}
     offset = 0
@@ -230,8 +235,8 @@ def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
         return False
     h = max(prev.height, 1.0)
     dy = ln.top - prev.top
-    if dy < -0.5 * h:
-        return True  # back up the page: a new column or a displaced block
+    if dy < -0.5 * h:  # back up the page: the next column, or a displaced block
+        return ln.x0 < prev.x1 - h or not _continues(prev, ln)
     if abs(dy) <= 0.3 * h:
         return False  # the same visual line, split by pdfium
     if ln.page_break:

@@ -9,6 +9,7 @@ that are not glyphs (`holes`: spaces pdfium generated or this module inserted).
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 import unicodedata
 from bisect import bisect_left
@@ -28,6 +29,7 @@ HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the n
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
 ZERO: Box = (0.0, 0.0, 0.0, 0.0)
 _BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
+_CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 
 _FN: Any = None
@@ -94,21 +96,34 @@ class Line:
 
 @dataclass(slots=True)
 class Page:
+    """A page's size as shown, and its lines; line geometry (not the character boxes) is
+    in the frame where the text reads left to right, `frame_height` high."""
+
     number: int
     width: float
     height: float
     lines: list[Line]
     chars: int
+    frame_height: float = 0.0
 
 
-def _page_transform(fn: Any, page: int) -> tuple[float, float, Any]:
-    """Return (width, height, f): f maps PDF box columns (l, t, r, b) to display columns."""
+def _frame(fn: Any, page: int) -> tuple[float, float, float, float]:
+    """Return the page's visible area in PDF space (crop box within media box, inherited
+    attributes resolved by pdfium): left, bottom, right, top."""
     rect = fn.rect_type()
     if not fn.bbox(page, ctypes.addressof(rect)):
-        rect.left, rect.bottom, rect.right, rect.top = 0.0, 0.0, 612.0, 792.0
-    L, B = min(rect.left, rect.right), min(rect.bottom, rect.top)
-    R, T = max(rect.left, rect.right), max(rect.bottom, rect.top)
-    rot = fn.rotation(page) % 4
+        return 0.0, 0.0, 612.0, 792.0
+    box = (min(rect.left, rect.right), min(rect.bottom, rect.top),
+           max(rect.left, rect.right), max(rect.bottom, rect.top))
+    if not all(math.isfinite(v) for v in box) or box[2] - box[0] < 1 or box[3] - box[1] < 1:
+        return 0.0, 0.0, 612.0, 792.0
+    return box
+
+
+def _transform(box: tuple[float, float, float, float], rot: int) -> tuple[float, float, Any]:
+    """Return (width, height, f): f maps PDF box columns (l, t, r, b) to the columns
+    (x0, top, x1, bottom) of the page turned `rot` quarter turns clockwise."""
+    L, B, R, T = box
 
     def off(c: float, v: list[float]) -> list[float]:  # v - c
         return v if c == 0 else list(map(sub, v, repeat(c)))
@@ -126,6 +141,29 @@ def _page_transform(fn: Any, page: int) -> tuple[float, float, Any]:
         return flip(T, t), flip(R, r), flip(T, b), flip(R, l)
 
     return (T - B, R - L, f) if rot in (1, 3) else (R - L, T - B, f)
+
+
+def _upright(text: str, l: list[float], b: list[float], default: int) -> int:
+    """Return the quarter turns that make most of the page's text read left to right."""
+    n = len(text)
+    step = max(1, n // 400)
+    votes = [0, 0, 0, 0]
+    rtl = 0
+    for k in range(0, n - 1, step):
+        c0, c1 = text[k], text[k + 1]
+        if not (c0.isalnum() and c1.isalnum()):
+            continue
+        dx, dy = l[k + 1] - l[k], b[k + 1] - b[k]
+        if abs(dx) > 2 * abs(dy):
+            votes[0 if dx > 0 else 2] += 1
+        elif abs(dy) > 2 * abs(dx):
+            votes[1 if dy > 0 else 3] += 1
+        rtl += unicodedata.bidirectional(c0) in ("R", "AL")
+    if rtl > sum(votes) / 2:  # right-to-left script: the glyphs run backwards
+        votes[0] += votes[2]
+        votes[2] = 0
+    best = max(range(4), key=votes.__getitem__)
+    return best if votes[best] > 2 * votes[default] + 3 else default
 
 
 def _hidden_objects(fn: Any, page: int) -> set[int]:
@@ -189,11 +227,13 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         return Page(number, 0.0, 0.0, [], 0)
     textpage = None
     try:
-        width, height, transform = _page_transform(fn, page)
+        box = _frame(fn, page)
+        rot = fn.rotation(page) % 4
+        width, height, transform = _transform(box, rot)
         textpage = fn.load_text(page)
         n = fn.count_chars(textpage) if textpage else 0
         if n <= 0:
-            return Page(number, width, height, [], 0)
+            return Page(number, width, height, [], 0, height)
         buf = (ctypes.c_ushort * (n + 1))()
         got = fn.get_text(textpage, 0, n, ctypes.addressof(buf))
         text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
@@ -201,12 +241,17 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
             text = "".join(
                 chr(u) if u < 0x110000 and not 0xD800 <= u < 0xE000 else "\ufffd"
                 for u in map(fn.unicode, repeat(textpage, n), range(n)))
+        text = text.translate(_CONTROLS)
         rects = (fn.rect_type * n)()
         base = ctypes.addressof(rects)
         list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
         flat = memoryview(rects).cast("B").cast("f").tolist()
-        cols = transform(flat[0::4], flat[1::4], flat[2::4], flat[3::4])
+        raw = flat[0::4], flat[1::4], flat[2::4], flat[3::4]
+        cols = transform(*raw)
         boxes: list[Box] = list(zip(*cols))
+        up = _upright(text, raw[0], raw[3], rot)
+        fw, fh, turn = (width, height, None) if up == rot else _transform(box, up)
+        frame = cols if turn is None else turn(*raw)
         X0, X1 = cols[0], cols[2]
         generated: list[int] = []
         k = text.find(" ")
@@ -219,9 +264,9 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         hidden = _hidden_objects(fn, page)
         if hidden:
             hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
-        ctx = _PageText(fn, textpage, number, width, height, text, boxes, cols, generated,
-                        hidden_mask)
-        return Page(number, width, height, ctx.lines(), n)
+        ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, cols, frame,
+                        generated, hidden_mask)
+        return Page(number, width, height, ctx.lines(), n, fh)
     finally:
         if textpage:
             fn.close_text(textpage)
@@ -233,11 +278,14 @@ class _PageText:
     fn: Any
     textpage: int
     number: int
-    width: float
+    width: float  # as shown
     height: float
+    fwidth: float  # in the frame where the text reads left to right
+    fheight: float
     text: str
-    boxes: list[Box]
-    cols: tuple[list[float], ...]
+    boxes: list[Box]  # as shown
+    cols: tuple[list[float], ...]  # the boxes as shown, as columns x0, top, x1, bottom
+    frame: tuple[list[float], ...]  # the same in the text's frame
     generated: list[int]
     hidden_mask: list[bool] | None
 
@@ -245,7 +293,7 @@ class _PageText:
         """Split pdfium's lines where it joined two visual lines or hidden and visible text;
         note where glyphs stand apart with no space between them."""
         text, n = self.text, len(self.text)
-        X0, Y0, X1, Y1 = self.cols
+        X0, Y0, X1, Y1 = self.frame
         # candidates: a visible gap after char k, or a jump backwards (a new line)
         gaps = list(map(sub, X0[1:], X1))
         cands = [k for k, d in enumerate(gaps) if d > 0.5 or d < -2.0]
@@ -263,6 +311,8 @@ class _PageText:
         for a, b, hy in runs:
             cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
             ci = bisect_left(cands, a, ci)
+            if b - a > 2 and (max(Y1[a:b]) - min(Y0[a:b])) > 3 * (max(X1[a:b]) - min(X0[a:b])):
+                ci = bisect_left(cands, b - 1, ci)  # text set vertically: one line as it is
             while ci < len(cands) and cands[ci] < b - 1:
                 k = cands[ci]
                 ci += 1
@@ -325,17 +375,17 @@ class _PageText:
             boxes.extend(self.boxes[p:q])
             size += q - p
         s = "".join(parts)
-        X0, Y0, X1, Y1 = self.cols
+        X0, Y0, X1, Y1 = self.frame
         x0, top, x1, bottom = min(X0[a:b]), min(Y0[a:b]), max(X1[a:b]), max(Y1[a:b])
         m = (a + b) // 2
         h = Y1[m] - Y0[m]
         if h <= 0:
             h = bottom - top
-        w, ht = self.width, self.height
         hidden = bool(self.hidden_mask and self.hidden_mask[a])
-        if x1 < 0 or x0 > w or bottom < 0 or top > ht or 0 < bottom - top < 1.0:
+        if x1 < 0 or x0 > self.fwidth or bottom < 0 or top > self.fheight or 0 < bottom - top < 1:
             hidden = True  # outside the page or too small to read
-        elif x0 < 0 or top < 0 or x1 > w or bottom > ht:
+        if x0 < 0 or top < 0 or x1 > self.fwidth or bottom > self.fheight:
+            w, ht = self.width, self.height
             boxes = [(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
                       min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht)) for c in boxes]
         bold = self._bold(a) and self._bold(b - 1)

@@ -14,85 +14,23 @@ Flags: `invalid_utf8` (bytes that are not UTF-8, replaced by U+FFFD), `hidden_te
 (bidi controls or Unicode tag characters, or an HTML comment in Markdown — text a reader
 does not see), `external_ref` (a Markdown image with a remote URL: a renderer would fetch
 it).
-
-The decoding and table helpers here are shared by the other non-PDF parsers.
 """
 
 from __future__ import annotations
 
-import codecs
 import re
 import textwrap
 
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import TextLayer
+from .decoding import decode_text
+from .hidden_chars import HIDDEN_CHARS_RE, hidden_char_flags
 from .layout import LayerBuilder, clause_mark
 
 PARSER = "text"
 MARKDOWN_PARSER = "markdown"
 VERSION = "1"
-
-# Characters that change how text is shown without being shown: bidi embeddings and
-# overrides (U+202A-202E), bidi isolates (U+2066-2069) and Unicode tag characters.
-HIDDEN_CHARS_RE = re.compile("[\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
-
-# C0 controls but tab and line feed (carriage returns are gone by then), and DEL
-CONTROL_RE = re.compile(r"[\x01-\x08\x0b-\x1f\x7f]")
-
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-
-
-def bom_encoding(data: bytes) -> tuple[str | None, int]:
-    """Return (encoding, BOM length) of a byte-order mark at the start of `data`."""
-    for bom, enc in _BOMS:
-        if data.startswith(bom):
-            return enc, len(bom)
-    return None, 0
-
-
-def decode_text(data: bytes, default: str = "utf-8") -> tuple[str, set[str]]:
-    """Return `data` decoded (BOM first, else `default`, invalid bytes → U+FFFD), with
-    NULs removed, other control characters (but tab) turned into spaces and line ends
-    normalised to `\\n`, plus the flags it earned."""
-    flags: set[str] = set()
-    enc, skip = bom_encoding(data)
-    body = data[skip:]
-    enc = enc or default
-    try:
-        text = body.decode(enc)
-    except (UnicodeDecodeError, LookupError):
-        try:
-            text = body.decode(enc, errors="replace")
-        except LookupError:
-            text = body.decode("utf-8", errors="replace")
-        flags.add("invalid_utf8")
-    text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
-    return CONTROL_RE.sub(" ", text), flags
-
-
-def hidden_char_flags(text: str) -> tuple[str, ...]:
-    """Return `("hidden_text",)` when `text` holds bidi controls or tag characters."""
-    return ("hidden_text",) if HIDDEN_CHARS_RE.search(text) else ()
-
-
-def drop_empty_columns(rows: list[list[str]]) -> list[list[str]]:
-    """Return the rows that hold text, padded to one width, without the columns that are
-    empty in every row (what is left of spans: `colspan` cannot widen the text)."""
-    rows = [row for row in rows if any(x.strip() for x in row)]
-    if not rows:
-        return rows
-    width = max(len(row) for row in rows)
-    keep = sorted({i for row in rows for i, x in enumerate(row) if x.strip()})
-    if len(keep) == width:
-        return [row + [""] * (width - len(row)) for row in rows]
-    return [[row[i] if i < len(row) else "" for i in keep] for row in rows]
 
 
 def _check_size(text: str, limits: Limits) -> None:

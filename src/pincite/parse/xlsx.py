@@ -36,9 +36,9 @@ from dataclasses import replace
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import Element, TextLayer
-from .docx import inspect_ooxml
+from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
-from .text import HIDDEN_CHARS_RE
+from .ooxml import check_package
 
 PARSER = "xlsx"
 VERSION = "1"
@@ -189,9 +189,9 @@ def _sheet_path(ws: object) -> str | None:
 
 def parse(data: bytes, *, password: str | None = None, limits: Limits | None = None) -> TextLayer:
     """Return the text layer of an XLSX (or XLSM) workbook."""
-    del password  # encrypted workbooks are refused by inspect_ooxml
+    del password  # encrypted workbooks are refused by check_package
     limits = limits or Limits()
-    flags = inspect_ooxml(data, limits, "XLSX")
+    flags = check_package(data, limits, "XLSX")
     try:
         with warnings.catch_warnings():
             # openpyxl warns about unsupported extensions and missing styles

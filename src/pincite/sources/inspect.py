@@ -10,7 +10,8 @@ are polyglots — bytes that read as two formats (a PDF with a ZIP appended, a Z
 Order of checks: size (`over_limit`), emptiness (`empty`), polyglots and sniffing,
 unsupported formats (`unsupported_type`, also for an executable named `.pdf`), the
 family contradiction (`type_mismatch`), then the format's own checks — ZIP structure and
-OOXML parts (`zipscan`), OLE2 encryption, PDF active content.
+OOXML parts, OLE2 encryption (both `pincite.containers`, whose refusals become
+`Quarantined` here), PDF active content.
 
 Decisions:
 - Text that is not valid UTF-8 is accepted when it reads as cp1252 text (fewer than 5%
@@ -35,12 +36,12 @@ from __future__ import annotations
 import codecs
 import csv
 import re
-import struct
 from dataclasses import dataclass
 
+from .. import containers
+from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import MEDIA_TYPES
-from . import zipscan
 from .quarantine import Quarantined
 
 __all__ = ["Inspection", "Quarantined", "inspect"]
@@ -55,7 +56,6 @@ _EXTENSIONS = {
     "txt": "text", "text": "text", "md": "markdown", "markdown": "markdown",
     "csv": "csv", "tsv": "csv",
 }
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _MAGIC = (
     (b"\x7fELF", "an ELF executable"),
     (b"\xca\xfe\xba\xbe", "a Mach-O or Java class file"),
@@ -127,6 +127,14 @@ def inspect(data: bytes, *, name: str | None, limits: Limits,
     `name` (a file name) and `declared` (a media kind or media type) are claims checked
     against the bytes; they never decide the format on their own.
     """
+    try:
+        return _inspect(data, name, limits, declared)
+    except ParseFailure as exc:  # a refusal of the container scanner
+        raise Quarantined(exc.reason, exc.detail) from exc
+
+
+def _inspect(data: bytes, name: str | None, limits: Limits,
+             declared: str | None) -> Inspection:
     if len(data) > limits.max_bytes:
         raise Quarantined("over_limit", f"the file is {len(data)} bytes, over the "
                           f"{limits.max_bytes}-byte limit")
@@ -134,13 +142,13 @@ def inspect(data: bytes, *, name: str | None, limits: Limits,
                            else 0):
         raise Quarantined("empty", "the file is empty or holds only whitespace")
     claims = _claims(name, declared)
-    if data.startswith(_OLE_MAGIC) and data.find(b"%PDF-", 0, 1024) < 0:
+    if data.startswith(containers.OLE_MAGIC) and data.find(b"%PDF-", 0, 1024) < 0:
         return _ole(data)
-    loc = zipscan.locate(data)
+    loc = containers.locate(data)
     pdf = _pdf_view(data, loc)
     if pdf:
         return _finish("pdf", claims, _pdf_flags(data))
-    if loc is not None or data.startswith(zipscan.LOCAL_SIG):
+    if loc is not None or data.startswith(containers.LOCAL_SIG):
         return _zip(data, loc, claims, limits)
     for magic, what in _MAGIC:
         if data.startswith(magic):
@@ -180,7 +188,7 @@ def _finish(kind: str, claims: list[tuple[str, str]], flags: tuple[str, ...] = (
 
 # --- PDF --------------------------------------------------------------------------------
 
-def _pdf_view(data: bytes, loc: zipscan.ZipLocation | None) -> bool:
+def _pdf_view(data: bytes, loc: containers.ZipLocation | None) -> bool:
     """Return True when the bytes are a PDF; raise for a PDF that is also something else."""
     at = data.find(b"%PDF-", 0, 1024)
     if at < 0:
@@ -192,7 +200,7 @@ def _pdf_view(data: bytes, loc: zipscan.ZipLocation | None) -> bool:
     other = None
     if loc is not None:
         other = "a ZIP archive"
-    elif data.startswith(_OLE_MAGIC):
+    elif data.startswith(containers.OLE_MAGIC):
         other = "an OLE2 compound file"
     elif at and (_HTML_STRONG_RE.search(prefix) or _HTML_WEAK_RE.search(prefix)):
         other = "HTML"
@@ -228,18 +236,13 @@ def _in_stream(data: bytes, pos: int) -> bool:
 
 # --- ZIP / OOXML --------------------------------------------------------------------------
 
-def _zip(data: bytes, loc: zipscan.ZipLocation | None, claims: list[tuple[str, str]],
+def _zip(data: bytes, loc: containers.ZipLocation | None, claims: list[tuple[str, str]],
          limits: Limits) -> Inspection:
     if loc is None:
         raise Quarantined("malformed", "the ZIP archive has no end-of-directory record; it "
                           "is truncated or damaged")
-    if loc.prefix:
-        raise Quarantined("type_mismatch", f"{loc.prefix} bytes of something else precede "
-                          "the ZIP archive (a polyglot or self-extracting file)")
-    if not _EMPTY_RE.fullmatch(data, loc.end):
-        raise Quarantined("type_mismatch", "data follows the end of the ZIP archive (a "
-                          "polyglot file)")
-    entries = zipscan.read_directory(data, loc, limits)
+    containers.check_bounds(data, loc)
+    entries = containers.read_directory(data, loc, limits)
     names = {e.name for e in entries}
     kinds = [k for k, part in (("docx", "word/document.xml"), ("xlsx", "xl/workbook.xml"))
              if part in names]
@@ -250,7 +253,7 @@ def _zip(data: bytes, loc: zipscan.ZipLocation | None, claims: list[tuple[str, s
         raise Quarantined("unsupported_type", f"the file is {_zip_what(names)}, not a DOCX "
                           "or XLSX document")
     _finish(kinds[0], claims)
-    flags = zipscan.scan_entries(data, entries, limits, loc.cd_start)
+    flags = containers.scan_entries(data, entries, limits, loc.cd_start)
     return _finish(kinds[0], claims, flags, check=False)
 
 
@@ -267,46 +270,9 @@ def _zip_what(names: set[str]) -> str:
 # --- OLE2 ---------------------------------------------------------------------------------
 
 def _ole(data: bytes) -> Inspection:
-    names = _ole_names(data)
-    if "EncryptedPackage" in names or (
-            not names and "EncryptedPackage".encode("utf-16-le") in data):
-        raise Quarantined("encrypted", "the file is a password-protected Office document; "
-                          "remove the protection (save a copy without a password) and upload "
-                          "it again")
+    containers.check_ole(data)
     raise Quarantined("unsupported_type", "the file is a legacy Office document (.doc/.xls) "
                       "or another OLE2 file; save it as DOCX or XLSX")
-
-
-def _ole_names(data: bytes) -> set[str]:
-    """Return the stream and storage names in an OLE2 directory (bounded, best effort)."""
-    try:
-        shift = struct.unpack_from("<H", data, 0x1E)[0]
-        size = 1 << shift
-        if shift not in (9, 12):
-            return set()
-        n_fat, first_dir = struct.unpack_from("<I", data, 0x2C)[0], struct.unpack_from(
-            "<I", data, 0x30)[0]
-        difat = list(struct.unpack_from("<109I", data, 0x4C))[:min(n_fat, 109)]
-        fat: list[int] = []
-        for sector in difat:
-            off = (sector + 1) * size
-            fat.extend(struct.unpack_from(f"<{size // 4}I", data, off))
-        names: set[str] = set()
-        sector, seen = first_dir, 0
-        while sector < 0xFFFFFFFA and seen < 4096:
-            off = (sector + 1) * size
-            for i in range(0, size, 128):
-                raw = data[off + i:off + i + 128]
-                if len(raw) < 128:
-                    return names
-                length = struct.unpack_from("<H", raw, 0x40)[0]
-                if 2 <= length <= 64 and raw[0x42] in (1, 2, 5):
-                    names.add(raw[:length - 2].decode("utf-16-le", errors="replace"))
-            sector = fat[sector] if sector < len(fat) else 0xFFFFFFFE
-            seen += 1
-        return names
-    except (struct.error, IndexError):
-        return set()
 
 
 # --- HTML and text ----------------------------------------------------------------------

@@ -1,4 +1,9 @@
-"""ZIP and OOXML checks on raw bytes, done without trusting `zipfile`.
+"""Container checks on raw bytes — ZIP/OOXML packages and OLE2 compound files — done
+without trusting `zipfile`.
+
+One scanner serves both callers: `sources.inspect` (which turns a refusal into
+`Quarantined`) and the DOCX/XLSX parsers (through `parse.ooxml`, defence in depth). A
+refusal is `ParseFailure(reason, detail)` with a quarantine reason.
 
 Python's `zipfile` accepts zip bombs built from overlapping entries, entries whose
 declared size lies, and path-traversal names. This module reads the end-of-central-
@@ -8,14 +13,20 @@ unbounded:
 
 - `locate(data)` finds a structurally valid archive (or None): the sniffing step uses it
   to tell ZIP from not-ZIP and to catch bytes in front of or behind an archive;
-- `read_directory(data, loc, limits)` parses the directory and raises `Quarantined` for
-  too many entries (`zip_bomb`), traversal or duplicate names, a corrupt directory
-  (`malformed`) and encrypted entries (`encrypted`);
-- `scan_entries(data, entries, limits)` checks sizes, ratios and overlaps (`zip_bomb`),
-  inflates every entry with the cap and verifies its CRC (`malformed`), and scans XML
-  parts for `<!DOCTYPE`/`<!ENTITY` (`xml_entities`). It returns the flags:
-  `external_ref` (an external relationship, recorded inert), `active_content` (VBA
-  macros, ActiveX), `embedded_file` (embedded OLE objects or packages).
+- `check_bounds(data, loc)` refuses bytes in front of the archive or anything but
+  padding behind it (`type_mismatch`: a polyglot or self-extracting file);
+- `read_directory(data, loc, limits)` parses the directory and refuses too many entries
+  (`zip_bomb`), traversal or duplicate names, a corrupt directory (`malformed`) and
+  encrypted entries (`encrypted`);
+- `scan_entries(data, entries, limits, cd_start)` checks sizes, ratios and overlaps
+  (`zip_bomb`), compression methods (`malformed`), the size of each XML part
+  (`over_limit`), inflates every entry with the cap and verifies its CRC (`malformed`),
+  and scans every part that is not media for `<!DOCTYPE`/`<!ENTITY` in any case, in
+  UTF-8 or UTF-16 (`xml_entities`). It returns the flags: `external_ref` (an external
+  relationship, recorded inert), `active_content` (VBA macros, ActiveX),
+  `embedded_file` (embedded OLE objects or packages);
+- `check_ole(data)` refuses an OLE2 file that is a password-protected Office package
+  (`encrypted`); what a legacy `.doc`/`.xls` is called is the caller's word.
 """
 
 from __future__ import annotations
@@ -26,8 +37,8 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..limits import Limits
-from .quarantine import Quarantined
+from .errors import ParseFailure
+from .limits import Limits
 
 EOCD_SIG = b"PK\x05\x06"
 LOCAL_SIG = b"PK\x03\x04"
@@ -41,7 +52,7 @@ _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")  # 46 bytes
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")  # 30 bytes
 _MAX_COMMENT = 0xFFFF
 
-RATIO_FLOOR = 1024 * 1024  # the ratio check applies to entries above this uncompressed size
+RATIO_FLOOR = 1_000_000  # the ratio check applies to entries above this uncompressed size
 _IN_CHUNK = 256 * 1024
 _OUT_CHUNK = 1024 * 1024
 
@@ -57,7 +68,13 @@ _ENTITY_MARKERS = tuple(
 )
 _EXTERNAL_RE = re.compile(rb"targetmode\s*=\s*[\"']external[\"']")
 _OVERLAP = 32  # bytes carried between chunks so a marker split across two is still seen
+_PADDING_RE = re.compile(rb"[ \t\r\n\x0b\x0c\x00]*")  # what may follow an archive
 
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTION_STREAMS = ("EncryptionInfo", "EncryptedPackage")
+
+
+# --- ZIP ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class ZipLocation:
@@ -122,42 +139,52 @@ def _check_eocd(data: bytes, pos: int) -> ZipLocation | None:
     return ZipLocation(pos, end, cd_start, cd_size, count, cd_start - cd_offset)
 
 
+def check_bounds(data: bytes, loc: ZipLocation) -> None:
+    """Refuse bytes in front of the archive at `loc` or anything but padding behind it."""
+    if loc.prefix:
+        raise ParseFailure("type_mismatch", f"{loc.prefix} bytes of something else precede "
+                           "the ZIP archive (a polyglot or self-extracting file)")
+    if not _PADDING_RE.fullmatch(data, loc.end):
+        raise ParseFailure("type_mismatch", "data follows the end of the ZIP archive (a "
+                           "polyglot file)")
+
+
 def read_directory(data: bytes, loc: ZipLocation, limits: Limits) -> list[ZipEntry]:
     """Return the entries of the archive at `loc`, checking names, counts and encryption."""
     if loc.count > limits.max_zip_entries:
-        raise Quarantined("zip_bomb", f"the archive declares {loc.count} entries, over the "
-                          f"limit of {limits.max_zip_entries}")
+        raise ParseFailure("zip_bomb", f"the archive declares {loc.count} entries, over the "
+                           f"limit of {limits.max_zip_entries}")
     entries: list[ZipEntry] = []
     seen: set[str] = set()
     p, end = loc.cd_start, loc.cd_start + loc.cd_size
     while p < end:
         if len(entries) >= limits.max_zip_entries:
-            raise Quarantined("zip_bomb", "the central directory holds more than "
-                              f"{limits.max_zip_entries} entries")
+            raise ParseFailure("zip_bomb", "the central directory holds more than "
+                               f"{limits.max_zip_entries} entries")
         if p + _CENTRAL.size > end or data[p:p + 4] != _CENTRAL_SIG:
-            raise Quarantined("malformed", f"the ZIP central directory is corrupt at byte {p}")
+            raise ParseFailure("malformed", f"the ZIP central directory is corrupt at byte {p}")
         (_, _, _, flags, method, _, _, crc, csize, usize, nlen, elen, clen,
          disk, _, _, header) = _CENTRAL.unpack_from(data, p)
         raw = data[p + 46:p + 46 + nlen]
         extra = data[p + 46 + nlen:p + 46 + nlen + elen]
         p += 46 + nlen + elen + clen
         if p > end:
-            raise Quarantined("malformed", "a ZIP directory entry runs past the directory")
+            raise ParseFailure("malformed", "a ZIP directory entry runs past the directory")
         usize, csize, header = _zip64_sizes(extra, usize, csize, header)
         name = raw.decode("utf-8" if flags & 0x800 else "cp437", errors="replace")
         _check_name(name)
         if name.lower() in seen:  # OPC part names are case-insensitive
-            raise Quarantined("malformed", f"the archive holds two entries named {name!r}; "
-                              "readers would disagree on which one counts")
+            raise ParseFailure("malformed", f"the archive holds two entries named {name!r}; "
+                               "readers would disagree on which one counts")
         seen.add(name.lower())
         if flags & 0x1:
-            raise Quarantined("encrypted", f"ZIP entry {name!r} is encrypted; remove the "
-                              "password protection and upload the file again")
+            raise ParseFailure("encrypted", f"ZIP entry {name!r} is encrypted; remove the "
+                               "password protection and upload the file again")
         entries.append(ZipEntry(name, raw, flags, method, crc, csize, usize,
                                 header + loc.prefix))
     if len(entries) != loc.count:
-        raise Quarantined("malformed", f"the ZIP end record declares {loc.count} entries but "
-                          f"the directory holds {len(entries)}")
+        raise ParseFailure("malformed", f"the ZIP end record declares {loc.count} entries but "
+                           f"the directory holds {len(entries)}")
     return entries
 
 
@@ -177,19 +204,19 @@ def _zip64_sizes(extra: bytes, usize: int, csize: int, header: int) -> tuple[int
         for field in (usize, csize, header):
             if field == 0xFFFFFFFF:
                 if not values:
-                    raise Quarantined("malformed", "a ZIP64 extra field is too short")
+                    raise ParseFailure("malformed", "a ZIP64 extra field is too short")
                 field = values.pop(0)
             out.append(field)
         return out[0], out[1], out[2]
-    raise Quarantined("malformed", "a ZIP entry needs a ZIP64 extra field and has none")
+    raise ParseFailure("malformed", "a ZIP entry needs a ZIP64 extra field and has none")
 
 
 def _check_name(name: str) -> None:
     parts = name.replace("\\", "/").split("/")
     if (not name or "\x00" in name or name.startswith(("/", "\\"))
             or re.match(r"^[A-Za-z]:", name) or ".." in parts):
-        raise Quarantined("malformed", f"ZIP entry name {name!r} escapes the archive "
-                          "(absolute path or '..'); the file is hostile or damaged")
+        raise ParseFailure("malformed", f"ZIP entry name {name!r} escapes the archive "
+                           "(absolute path or '..'); the file is hostile or damaged")
 
 
 def scan_entries(data: bytes, entries: list[ZipEntry], limits: Limits,
@@ -197,29 +224,29 @@ def scan_entries(data: bytes, entries: list[ZipEntry], limits: Limits,
     """Check sizes, overlaps, CRCs and XML of every entry; return the flags found."""
     total = sum(e.usize for e in entries)
     if total > limits.max_zip_inflated:
-        raise Quarantined("zip_bomb", f"the archive inflates to {total} bytes, over the "
-                          f"limit of {limits.max_zip_inflated}")
+        raise ParseFailure("zip_bomb", f"the archive inflates to {total} bytes, over the "
+                           f"limit of {limits.max_zip_inflated}")
     for e in entries:
         if e.usize > RATIO_FLOOR and e.usize > limits.max_zip_ratio * max(e.csize, 1):
-            raise Quarantined("zip_bomb", f"entry {e.name!r} inflates {e.csize} bytes to "
-                              f"{e.usize} (ratio over {limits.max_zip_ratio:g})")
+            raise ParseFailure("zip_bomb", f"entry {e.name!r} inflates {e.csize} bytes to "
+                               f"{e.usize} (ratio over {limits.max_zip_ratio:g})")
         if e.method not in (0, 8):
-            raise Quarantined("malformed", f"entry {e.name!r} uses compression method "
-                              f"{e.method}; Office files use only stored or deflated parts")
+            raise ParseFailure("malformed", f"entry {e.name!r} uses compression method "
+                               f"{e.method}; Office files use only stored or deflated parts")
         if e.method == 0 and e.csize != e.usize:
-            raise Quarantined("malformed", f"stored entry {e.name!r} has different stored "
-                              "and declared sizes")
+            raise ParseFailure("malformed", f"stored entry {e.name!r} has different stored "
+                               "and declared sizes")
     spans = sorted(((*_data_span(data, e, cd_start), e) for e in entries),
                    key=lambda t: (t[0], t[1]))
     for (_, end_a, a), (start_b, _, b) in zip(spans, spans[1:], strict=False):
         if start_b < end_a:
-            raise Quarantined("zip_bomb", f"entries {a.name!r} and {b.name!r} share bytes "
-                              "(overlapping entries: a zip bomb without recursion)")
+            raise ParseFailure("zip_bomb", f"entries {a.name!r} and {b.name!r} share bytes "
+                               "(overlapping entries: a zip bomb without recursion)")
     flags: set[str] = set()
     for h, _, e in spans:
         nlen = _LOCAL.unpack_from(data, h)[9]
         if data[h + 30:h + 30 + nlen] != e.raw_name:
-            raise Quarantined("malformed", f"the local header of {e.name!r} names another file")
+            raise ParseFailure("malformed", f"the local header of {e.name!r} names another file")
     for _, end, e in spans:
         _scan_entry(data, e, end, limits, flags)
         lower = e.name.lower()
@@ -234,11 +261,11 @@ def _data_span(data: bytes, e: ZipEntry, cd_start: int) -> tuple[int, int]:
     """Return (local header offset, end of data) of an entry."""
     h = e.header
     if h < 0 or h + _LOCAL.size > cd_start or data[h:h + 4] != LOCAL_SIG:
-        raise Quarantined("malformed", f"entry {e.name!r} points at no local header")
+        raise ParseFailure("malformed", f"entry {e.name!r} points at no local header")
     _, _, _, _, _, _, _, _, _, nlen, elen = _LOCAL.unpack_from(data, h)
     end = h + 30 + nlen + elen + e.csize
     if end > cd_start:
-        raise Quarantined("malformed", f"entry {e.name!r} runs into the central directory")
+        raise ParseFailure("malformed", f"entry {e.name!r} runs into the central directory")
     return h, end
 
 
@@ -247,8 +274,8 @@ def _scan_entry(data: bytes, e: ZipEntry, end: int, limits: Limits, flags: set[s
     ext = e.name.rsplit(".", 1)[-1].lower() if "." in e.name.rsplit("/", 1)[-1] else ""
     xml = ext not in _MEDIA_EXTS and not e.name.endswith("/")
     if xml and e.usize > limits.max_xml_part_bytes:
-        raise Quarantined("over_limit", f"part {e.name!r} is {e.usize} bytes, over the "
-                          f"{limits.max_xml_part_bytes}-byte limit for one XML part")
+        raise ParseFailure("over_limit", f"part {e.name!r} is {e.usize} bytes, over the "
+                           f"{limits.max_xml_part_bytes}-byte limit for one XML part")
     crc = 0
     tail = b""
     for chunk in _inflate(memoryview(data)[start:end], e):
@@ -257,15 +284,15 @@ def _scan_entry(data: bytes, e: ZipEntry, end: int, limits: Limits, flags: set[s
             continue
         window = (tail + chunk).lower()
         if any(m in window for m in _ENTITY_MARKERS):
-            raise Quarantined("xml_entities", f"part {e.name!r} declares a DTD or entities "
-                              "(billion laughs / external entity attack); pincite never "
-                              "expands them")
+            raise ParseFailure("xml_entities", f"part {e.name!r} declares a DTD or entities "
+                               "(billion laughs / external entity attack); pincite never "
+                               "expands them")
         if _EXTERNAL_RE.search(window):
             flags.add("external_ref")
         tail = window[-_OVERLAP:]
     if crc != e.crc:
-        raise Quarantined("malformed", f"entry {e.name!r} fails its CRC check; the file is "
-                          "damaged")
+        raise ParseFailure("malformed", f"entry {e.name!r} fails its CRC check; the file is "
+                           "damaged")
 
 
 def _inflate(view: memoryview, e: ZipEntry) -> Iterator[bytes]:
@@ -287,15 +314,66 @@ def _inflate(view: memoryview, e: ZipEntry) -> Iterator[bytes]:
             pending = d.unconsumed_tail
             total += len(out)
             if total > e.usize:
-                raise Quarantined("zip_bomb", f"entry {e.name!r} declares {e.usize} bytes "
-                                  "but inflates to more (its size lies)")
+                raise ParseFailure("zip_bomb", f"entry {e.name!r} declares {e.usize} bytes "
+                                   "but inflates to more (its size lies)")
             if out:
                 yield out
     except zlib.error as exc:
-        raise Quarantined("malformed", f"entry {e.name!r} is not valid deflate data "
-                          f"({exc})") from None
+        raise ParseFailure("malformed", f"entry {e.name!r} is not valid deflate data "
+                           f"({exc})") from None
     if not d.eof:
-        raise Quarantined("malformed", f"entry {e.name!r} is truncated")
+        raise ParseFailure("malformed", f"entry {e.name!r} is truncated")
     if total != e.usize:
-        raise Quarantined("malformed", f"entry {e.name!r} declares {e.usize} bytes but "
-                          f"holds {total}")
+        raise ParseFailure("malformed", f"entry {e.name!r} declares {e.usize} bytes but "
+                           f"holds {total}")
+
+
+# --- OLE2 ---------------------------------------------------------------------------------
+
+def check_ole(data: bytes) -> None:
+    """Refuse an OLE2 compound file that holds an encrypted Office package (`encrypted`).
+
+    The directory decides when it can be read; when it cannot, the stream names anywhere
+    in the bytes do. Any other OLE2 file passes: the caller refuses it in its own terms.
+    """
+    names = _ole_names(data)
+    if names:
+        encrypted = any(s in names for s in _ENCRYPTION_STREAMS)
+    else:
+        encrypted = any(s.encode("utf-16-le") in data for s in _ENCRYPTION_STREAMS)
+    if encrypted:
+        raise ParseFailure("encrypted", "the file is a password-protected Office document; "
+                           "remove the protection (save a copy without a password) and "
+                           "upload it again")
+
+
+def _ole_names(data: bytes) -> set[str]:
+    """Return the stream and storage names in an OLE2 directory (bounded, best effort)."""
+    try:
+        shift = struct.unpack_from("<H", data, 0x1E)[0]
+        size = 1 << shift
+        if shift not in (9, 12):
+            return set()
+        n_fat, first_dir = struct.unpack_from("<I", data, 0x2C)[0], struct.unpack_from(
+            "<I", data, 0x30)[0]
+        difat = list(struct.unpack_from("<109I", data, 0x4C))[:min(n_fat, 109)]
+        fat: list[int] = []
+        for sector in difat:
+            off = (sector + 1) * size
+            fat.extend(struct.unpack_from(f"<{size // 4}I", data, off))
+        names: set[str] = set()
+        sector, seen = first_dir, 0
+        while sector < 0xFFFFFFFA and seen < 4096:
+            off = (sector + 1) * size
+            for i in range(0, size, 128):
+                raw = data[off + i:off + i + 128]
+                if len(raw) < 128:
+                    return names
+                length = struct.unpack_from("<H", raw, 0x40)[0]
+                if 2 <= length <= 64 and raw[0x42] in (1, 2, 5):
+                    names.add(raw[:length - 2].decode("utf-16-le", errors="replace"))
+            sector = fat[sector] if sector < len(fat) else 0xFFFFFFFE
+            seen += 1
+        return names
+    except (struct.error, IndexError):
+        return set()

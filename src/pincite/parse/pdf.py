@@ -22,32 +22,35 @@ from __future__ import annotations
 
 import ctypes
 import re
+import threading
 import time
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from ctypes import c_void_p
 from dataclasses import dataclass, field
-from itertools import compress
-from statistics import median
+from itertools import compress, pairwise
 from typing import Any
 
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import Box, TextLayer
-from .layout import CharGeom, LayerBuilder, clause_mark
+from .layout import CharGeom, ClauseMark, LayerBuilder, clause_mark
 from .pdf_lines import HYPHEN_MARK, HYPHENS, ZERO, Line, Page, pdfium_fns, read_page
 
 PARSER = "pdf"
 VERSION = "1"
 
+_PDFIUM_LOCK = threading.Lock()
 HEADER_ZONE = 0.2  # running headers/footers live in the top/bottom 20% of a page
 _TERMINAL = ".:;!?"
 _COMPOUND_PREFIXES = frozenset(
-    "non pre post co self multi anti cross well ex semi sub inter intra extra "
+    "non pre post co self multi anti cross well ex semi sub inter intra extra e x "
     "mid over under out counter long short full part".split()
 )
 _PAGE_NUM_RE = re.compile(
-    r"^[\s\-–—(\[]*(?:page|p\.|pg\.?)?\s*(?:\d{1,4}|[ivxlc]{1,7})"
+    r"^[\s\-–—(\[]*(?:page|p\.|pg\.?)?\s*"
+    r"(?:\d{1,4}|(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
     r"(?:\s*(?:of|/|de|von)\s*\d{1,4})?[\s\-–—)\]]*$",
     re.IGNORECASE,
 )
@@ -60,11 +63,12 @@ _BULLET_RE = re.compile(r"^[•◦▪▫●○■□‣⁃∙·*–—-]\s")
 class _Geo(Sequence[tuple[int, Box] | None]):
     """Per-character geometry of a block as two parallel lists (page 0: no box)."""
 
-    __slots__ = ("pages", "boxes")
+    __slots__ = ("pages", "boxes", "first")
 
     def __init__(self) -> None:
         self.pages: list[int] = []
         self.boxes: list[Box] = []
+        self.first: tuple[int, Box] | None = None  # union box on the first page, if known
 
     def __len__(self) -> int:
         return len(self.pages)
@@ -149,12 +153,15 @@ def _drop_running(pages: list[Page]) -> None:
     families: dict[str, list[tuple[int, int, Line]]] = {}
     offset = 0
     for p in counted:
-        for i, ln in enumerate(p.lines):
+        tops: list[float] | None = None
+        for ln in p.lines:
             offset += len(ln.text) + 1
             value = _page_number(ln.text)
             if not value or id(ln) in drop:
                 continue
-            if any(abs(o.top - ln.top) < 0.5 * ln.height for o in p.lines if o is not ln):
+            tops = tops or sorted(o.top for o in p.lines)
+            half = 0.5 * ln.height
+            if bisect_left(tops, ln.top + half) - bisect_right(tops, ln.top - half) > 1:
                 continue  # shares its row: a table cell, not a page number
             key = _DIGITS_RE.sub("#", " ".join(ln.text.split()).lower())
             families.setdefault(key, []).append((value, offset, ln))
@@ -197,7 +204,7 @@ def _reading_order(lines: list[Line]) -> list[Line]:
     wide = sum(1 for ln in body if ln.x1 - ln.x0 >= 0.6 * (right - left))
     if wide < 0.4 * len(body):
         return lines
-    if all(a.top <= b.top + 0.3 * a.height for a, b in zip(lines, lines[1:])):
+    if all(a.top <= b.top + 0.3 * a.height for a, b in pairwise(lines)):
         return lines  # already top to bottom
     order = sorted(range(len(lines)), key=lambda i: lines[i].top)
     row = [0] * len(lines)
@@ -211,10 +218,11 @@ def _reading_order(lines: list[Line]) -> list[Line]:
 
 
 def _pitch(lines: list[Line]) -> float:
-    """Return the typical baseline-to-baseline distance of the body lines of a page."""
-    steps = [b.top - a.top for a, b in zip(lines, lines[1:])
-             if 0.5 * a.height < b.top - a.top < 4 * a.height]
-    return median(steps) if steps else 0.0
+    """Return the line spacing inside the page's paragraphs: the lower quartile of the
+    steps between lines (a page of one-line paragraphs has mostly paragraph gaps)."""
+    steps = sorted(b.top - a.top for a, b in pairwise(lines)
+                   if 0.5 * a.height < b.top - a.top < 4 * a.height)
+    return steps[len(steps) // 4] if steps else 0.0
 
 
 def _first_word_width(ln: Line) -> float:
@@ -224,9 +232,12 @@ def _first_word_width(ln: Line) -> float:
 
 
 def _ends_sentence(text: str) -> bool:
-    """Return True when a line ends where a clause or list item may end."""
+    """Return True when a line ends where a clause or list item may end ("…;", "…; and")."""
     t = text.rstrip("\"')”’ ")
-    return bool(t) and (t[-1] in _TERMINAL or t.endswith((" and", " or")) and t[:-4].rstrip()[-1:] in ",;")
+    head, _, last = t.rpartition(" ")
+    if last.lower() in ("and", "or"):
+        return head.rstrip()[-1:] in ",;"
+    return t[-1:] in _TERMINAL
 
 
 def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
@@ -245,24 +256,32 @@ def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
         return True
     if abs(ln.height - prev.height) > 0.2 * h or prev.bold != ln.bold:
         return True
-    first = ln.text[0]
-    if prev.text[-1] in HYPHENS and first.islower():
+    if prev.text[-1] in HYPHENS and ln.text[0].islower():
         return False
     short = prev.x1 + _first_word_width(ln) + 0.5 * h < right
-    mark = clause_mark(ln.text)
+    mark = _mark(ln)
     if mark is not None:
-        if mark.style == "kw" and not first.isupper():
-            return False  # "… as set out in section 4.2" wrapped before "section"
         return (_ends_sentence(prev.text) or short
                 or mark.style in ("num", "kw") and abs(ln.x0 - prev.x0) > h)
-    return short and not first.islower()
+    return short and not ln.text[0].islower()
+
+
+def _mark(ln: Line) -> ClauseMark | None:
+    """Return the clause number a line opens with ("Section 4.2", "12.1", "(a)"), if any.
+
+    "section 4.2" in small letters is a reference wrapped onto a new line, not a heading.
+    """
+    mark = clause_mark(ln.text)
+    if mark is not None and mark.style == "kw" and not ln.text[0].isupper():
+        return None
+    return mark
 
 
 def _continues(prev: Line, ln: Line) -> bool:
     """Return True when the first line of a page continues the last paragraph of the last."""
     if prev.hyphen_join:
         return True
-    if prev.hidden != ln.hidden or clause_mark(ln.text) is not None:
+    if prev.hidden != ln.hidden or _mark(ln) is not None:
         return False
     if abs(ln.height - prev.height) > 0.2 * max(prev.height, 1.0) or prev.bold != ln.bold:
         return False
@@ -300,35 +319,41 @@ def _paragraphs(pages: list[Page]) -> list[_Para]:
 
 
 class _Vocabulary:
-    """Words of the document, to tell a compound's hyphen from a line-end word split."""
+    """How the document hyphenates: tells a compound broken after its hyphen from a word
+    split for the line end, by the words of the document.
 
-    def __init__(self, pages: list[Page]) -> None:
-        self.pages = pages
+    Evidence first: the same pair hyphenated elsewhere ("out-of-pocket"), the joined word
+    elsewhere ("agreement"), a prefix that takes a hyphen ("non-"), a capital after the
+    break. A break with no evidence is a split after a one- or two-letter fragment, else
+    follows the document's majority (contracts rarely hyphenate words; typeset papers
+    often do), a compound when there is none.
+    """
+
+    def __init__(self, pages: list[Page], paras: list[_Para]) -> None:
         self.words: Counter[str] = Counter()
         self.pairs: set[tuple[str, str]] = set()
-
-    def _load(self) -> None:
+        self.default = True
+        breaks = [b for para in paras for b in _hyphen_breaks(para)]
+        if not breaks:
+            return
         # the halves of words broken at a line end are not words
         parts: list[str] = []
         cut = False
-        for p in self.pages:
+        for p in pages:
             for ln in p.lines:
                 t = ln.text.split(" ", 1)[-1] if cut else ln.text
                 cut = t[-1:] in HYPHENS
                 parts.append(t.rsplit(" ", 1)[0] if cut else t)
-        text = " ".join(parts).lower()
-        self.pages = []
-        for w in _WORD_RE.findall(text):
+        for w in _WORD_RE.findall(" ".join(parts).lower()):
             if "-" in w:
-                parts = w.split("-")
-                self.pairs.update(zip(parts, parts[1:]))
+                halves = w.split("-")
+                self.pairs.update(pairwise(halves))
             else:
                 self.words[w] += 1
+        votes = Counter(self._evidence(left, right) for left, right in breaks)
+        self.default = votes[True] >= votes[False]
 
-    def compound(self, left: str, right: str) -> bool:
-        """Return True when `left-right`, broken after the hyphen, is a hyphenated word."""
-        if self.pages:
-            self._load()
+    def _evidence(self, left: str, right: str) -> bool | None:
         lo, ro = left.lower(), right.lower()
         if (lo, ro) in self.pairs:
             return True
@@ -336,7 +361,30 @@ class _Vocabulary:
             return False
         if lo in _COMPOUND_PREFIXES or right[:1].isupper():
             return True
-        return lo in self.words and ro in self.words
+        return None
+
+    def compound(self, left: str, right: str) -> bool:
+        """Return True when `left-right`, broken after the hyphen, is a hyphenated word."""
+        found = self._evidence(left, right)
+        if found is None and len(left) <= 2:
+            return False  # "Ef-fects": a compound starts with a word or a known prefix
+        return self.default if found is None else found
+
+
+def _hyphen_break(prev: Line, last: str, text: str) -> tuple[str, str] | None:
+    """Return the halves of a word broken at a hyphen between `last` and `text`, if any."""
+    if last[-1:] not in "-\u2010" + HYPHEN_MARK:
+        return None
+    left, right = _word_before(last, len(last) - 1), _word_after(text)
+    if left and right and (prev.hyphen_join or right[0].islower()):
+        return left, right
+    return None
+
+
+def _hyphen_breaks(para: _Para) -> list[tuple[str, str]]:
+    lines = para.lines
+    return [b for prev, ln in pairwise(lines)
+            if (b := _hyphen_break(prev, prev.text, ln.text)) is not None]
 
 
 def _word_before(s: str, end: int) -> str:
@@ -370,13 +418,10 @@ def _join(para: _Para, vocab: _Vocabulary) -> None:
             end = last[-1]
             if end == HYPHEN_MARK:
                 last = parts[-1] = last[:-1] + "-"
-            left = _word_before(last, len(last) - 1)
-            right = _word_after(text)
-            if end == "\u00ad" and left and right:
-                pass
-            elif (end in HYPHENS and left and right
-                  and (prev.hyphen_join or right[0].islower())
-                  and not vocab.compound(left, right)):
+            split = _hyphen_break(prev, prev.text, text)
+            if end == "\u00ad" and _word_before(last, len(last) - 1) and _word_after(text):
+                pass  # a soft hyphen: the PDF says the word was split
+            elif split is not None and not vocab.compound(*split):
                 parts[-1] = last[:-1] + "\u00ad"
             else:
                 parts.append(" ")
@@ -388,6 +433,9 @@ def _join(para: _Para, vocab: _Vocabulary) -> None:
     if last.endswith(HYPHEN_MARK):
         parts[-1] = last[:-1] + "-"
     para.text = "".join(parts)
+    page = min(ln.page for ln in para.lines)
+    x0, top, x1, bottom = zip(*(ln.dbox for ln in para.lines if ln.page == page), strict=True)
+    geo.first = (page, (min(x0), min(top), max(x1), max(bottom)))
 
 
 # ---- headings ------------------------------------------------------------------------
@@ -437,6 +485,8 @@ class _Builder(LayerBuilder):
     reading the PDF.
     """
 
+    _hint: tuple[int, int, tuple[int, Box] | None] | None = None  # the last block pushed
+
     def _push(self, text: str, geom: CharGeom | None) -> None:
         if not isinstance(geom, _Geo):
             LayerBuilder._push(self, text, geom)
@@ -444,12 +494,16 @@ class _Builder(LayerBuilder):
         if len(geom) != len(text):
             raise ValueError("geometry must have one entry per character")
         self._parts.append(text)
+        self._hint = (self._len, self._len + len(text), geom.first)
         self._len += len(text)
         self._has_geometry = True
         self._geo_pages.extend(geom.pages)
         self._geo_boxes.extend(geom.boxes)
 
     def _where(self, start: int, end: int, page: int | None) -> tuple[int | None, Box | None]:
+        hint = self._hint
+        if hint is not None and hint[2] is not None and hint[:2] == (start, end):
+            return hint[2]  # the union of the block's line boxes on its first page
         if not self._has_geometry:
             return page, None
         pages = self._geo_pages[start:end]
@@ -458,7 +512,7 @@ class _Builder(LayerBuilder):
             return page, None
         boxes = self._geo_boxes[start:end]
         keep = pages if len(set(pages) - {0}) == 1 else map(first.__eq__, pages)
-        x0, top, x1, bottom = zip(*compress(boxes, keep))
+        x0, top, x1, bottom = zip(*compress(boxes, keep), strict=True)
         return first, (min(x0), min(top), max(x1), max(bottom))
 
 
@@ -480,6 +534,12 @@ def _open(data: bytes, password: str | None) -> Any:
 
 def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
     """Return the text layer of a PDF."""
+    with _PDFIUM_LOCK:  # pdfium is not thread-safe
+        pages = _read(data, password, limits)
+    return _layer(pages)
+
+
+def _read(data: bytes, password: str | None, limits: Limits) -> list[Page]:
     fn = pdfium_fns()
     doc = _open(data, password)
     deadline = time.monotonic() + limits.parse_seconds
@@ -488,7 +548,7 @@ def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
         count = len(doc)
         if count > limits.max_pages:
             raise ParseFailure("over_limit", f"{count} pages, over the limit of {limits.max_pages}")
-        handle = ctypes.cast(doc.raw, c_void_p).value
+        handle = ctypes.cast(doc.raw, c_void_p).value or 0
         total = 0
         for i in range(count):
             page = read_page(fn, handle, i)
@@ -500,6 +560,10 @@ def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
             pages.append(page)
     finally:
         doc.close()
+    return pages
+
+
+def _layer(pages: list[Page]) -> TextLayer:
     builder = _Builder(PARSER, VERSION)
     for p in pages:
         builder.page_size(p.number, p.width, p.height)
@@ -510,7 +574,7 @@ def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
         p.lines = _reading_order(p.lines)
     _drop_running(pages)
     paras = _paragraphs(pages)
-    vocab = _Vocabulary(pages)
+    vocab = _Vocabulary(pages, paras)
     for para in paras:
         _join(para, vocab)
     headings = _heading_levels(paras)

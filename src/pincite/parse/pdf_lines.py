@@ -23,13 +23,16 @@ from typing import Any
 
 from ..model import Box
 
-GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space
+GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
+GAP_TIGHT = 0.12  # … or wider than this one before a word that starts after a number
+_CLOSERS = ".,;:)]}\u201d\""  # not apostrophes: "don't" is one word
 MAX_OBJECTS = 50_000  # page objects inspected per page for hidden text
 HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
 ZERO: Box = (0.0, 0.0, 0.0, 0.0)
 _BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
 _CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
+_CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 
 _FN: Any = None
@@ -42,34 +45,36 @@ def pdfium_fns() -> Any:
         import pypdfium2.raw as R
 
         def proto(fn: Any, res: Any, *args: Any) -> Any:
-            return CFUNCTYPE(res, *args)(ctypes.cast(fn, c_void_p).value)
+            address = ctypes.cast(fn, c_void_p).value
+            assert address, "pypdfium2 gave a null function pointer"
+            return CFUNCTYPE(res, *args)(address)
 
-        P, I = c_void_p, c_int
+        P, INT = c_void_p, c_int
         _FN = SimpleNamespace(
-            load_page=proto(R.FPDF_LoadPage, P, P, I),
+            load_page=proto(R.FPDF_LoadPage, P, P, INT),
             close_page=proto(R.FPDF_ClosePage, None, P),
             load_text=proto(R.FPDFText_LoadPage, P, P),
             close_text=proto(R.FPDFText_ClosePage, None, P),
-            count_chars=proto(R.FPDFText_CountChars, I, P),
-            get_text=proto(R.FPDFText_GetText, I, P, I, I, P),
-            unicode=proto(R.FPDFText_GetUnicode, c_uint, P, I),
-            loose_box=proto(R.FPDFText_GetLooseCharBox, I, P, I, P),
-            generated=proto(R.FPDFText_IsGenerated, I, P, I),
-            weight=proto(R.FPDFText_GetFontWeight, I, P, I),
-            font_info=proto(R.FPDFText_GetFontInfo, ctypes.c_ulong, P, I, P, ctypes.c_ulong, P),
-            text_object=proto(R.FPDFText_GetTextObject, P, P, I),
-            bbox=proto(R.FPDF_GetPageBoundingBox, I, P, P),
-            rotation=proto(R.FPDFPage_GetRotation, I, P),
-            count_objects=proto(R.FPDFPage_CountObjects, I, P),
-            get_object=proto(R.FPDFPage_GetObject, P, P, I),
-            form_count=proto(R.FPDFFormObj_CountObjects, I, P),
+            count_chars=proto(R.FPDFText_CountChars, INT, P),
+            get_text=proto(R.FPDFText_GetText, INT, P, INT, INT, P),
+            unicode=proto(R.FPDFText_GetUnicode, c_uint, P, INT),
+            loose_box=proto(R.FPDFText_GetLooseCharBox, INT, P, INT, P),
+            generated=proto(R.FPDFText_IsGenerated, INT, P, INT),
+            weight=proto(R.FPDFText_GetFontWeight, INT, P, INT),
+            font_info=proto(R.FPDFText_GetFontInfo, ctypes.c_ulong, P, INT, P, ctypes.c_ulong, P),
+            text_object=proto(R.FPDFText_GetTextObject, P, P, INT),
+            bbox=proto(R.FPDF_GetPageBoundingBox, INT, P, P),
+            rotation=proto(R.FPDFPage_GetRotation, INT, P),
+            count_objects=proto(R.FPDFPage_CountObjects, INT, P),
+            get_object=proto(R.FPDFPage_GetObject, P, P, INT),
+            form_count=proto(R.FPDFFormObj_CountObjects, INT, P),
             form_object=proto(R.FPDFFormObj_GetObject, P, P, ctypes.c_ulong),
-            obj_type=proto(R.FPDFPageObj_GetType, I, P),
-            render_mode=proto(R.FPDFTextObj_GetTextRenderMode, I, P),
-            fill_color=proto(R.FPDFPageObj_GetFillColor, I, P, P, P, P, P),
-            stroke_color=proto(R.FPDFPageObj_GetStrokeColor, I, P, P, P, P, P),
-            obj_bounds=proto(R.FPDFPageObj_GetBounds, I, P, P, P, P, P),
-            draw_mode=proto(R.FPDFPath_GetDrawMode, I, P, P, P),
+            obj_type=proto(R.FPDFPageObj_GetType, INT, P),
+            render_mode=proto(R.FPDFTextObj_GetTextRenderMode, INT, P),
+            fill_color=proto(R.FPDFPageObj_GetFillColor, INT, P, P, P, P, P),
+            stroke_color=proto(R.FPDFPageObj_GetStrokeColor, INT, P, P, P, P, P),
+            obj_bounds=proto(R.FPDFPageObj_GetBounds, INT, P, P, P, P, P),
+            draw_mode=proto(R.FPDFPath_GetDrawMode, INT, P, P, P),
             rect_type=R.FS_RECTF,
         )
     return _FN
@@ -90,6 +95,7 @@ class Line:
     height: float
     bold: bool
     hidden: bool
+    dbox: Box  # the line's box as shown (x0 … bottom above are in the text's frame)
     hyphen_join: bool = False  # pdfium joined the next line after a hyphen (HYPHEN_MARK)
     page_break: bool = False  # a printed page ended just before this line
 
@@ -131,29 +137,30 @@ def _transform(box: tuple[float, float, float, float], rot: int) -> tuple[float,
     def flip(c: float, v: list[float]) -> list[float]:  # c - v
         return list(map(partial(sub, c), v))
 
-    def f(l: list[float], t: list[float], r: list[float], b: list[float]) -> tuple[list[float], ...]:
+    def f(x0: list[float], y1: list[float], x1: list[float], y0: list[float],
+          ) -> tuple[list[float], ...]:
         if rot == 0:
-            return off(L, l), flip(T, t), off(L, r), flip(T, b)
+            return off(L, x0), flip(T, y1), off(L, x1), flip(T, y0)
         if rot == 1:
-            return off(B, b), off(L, l), off(B, t), off(L, r)
+            return off(B, y0), off(L, x0), off(B, y1), off(L, x1)
         if rot == 2:
-            return flip(R, r), off(B, b), flip(R, l), off(B, t)
-        return flip(T, t), flip(R, r), flip(T, b), flip(R, l)
+            return flip(R, x1), off(B, y0), flip(R, x0), off(B, y1)
+        return flip(T, y1), flip(R, x1), flip(T, y0), flip(R, x0)
 
     return (T - B, R - L, f) if rot in (1, 3) else (R - L, T - B, f)
 
 
-def _upright(text: str, l: list[float], b: list[float], default: int) -> int:
+def _upright(text: str, left: list[float], bottom: list[float], default: int) -> int:
     """Return the quarter turns that make most of the page's text read left to right."""
     n = len(text)
-    step = max(1, n // 400)
+    step = max(1, n // 200)
     votes = [0, 0, 0, 0]
     rtl = 0
     for k in range(0, n - 1, step):
         c0, c1 = text[k], text[k + 1]
         if not (c0.isalnum() and c1.isalnum()):
             continue
-        dx, dy = l[k + 1] - l[k], b[k + 1] - b[k]
+        dx, dy = left[k + 1] - left[k], bottom[k + 1] - bottom[k]
         if abs(dx) > 2 * abs(dy):
             votes[0 if dx > 0 else 2] += 1
         elif abs(dy) > 2 * abs(dx):
@@ -239,16 +246,20 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
         if len(text) != n:  # surrogate pairs or excluded chars: one call per char
             text = "".join(
+                HYPHEN_MARK if u == 2 else  # GetUnicode's code for the joined hyphen
                 chr(u) if u < 0x110000 and not 0xD800 <= u < 0xE000 else "\ufffd"
                 for u in map(fn.unicode, repeat(textpage, n), range(n)))
-        text = text.translate(_CONTROLS)
+        if _CONTROL_RE.search(text):
+            text = text.translate(_CONTROLS)
         rects = (fn.rect_type * n)()
         base = ctypes.addressof(rects)
         list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
-        flat = memoryview(rects).cast("B").cast("f").tolist()
+        flat: list[float] = memoryview(rects).cast("B").cast("f").tolist()  # type: ignore[assignment]
+        if not math.isfinite(sum(flat)):  # a damaged font or matrix: no box for those
+            flat = [v if math.isfinite(v) and abs(v) < 1e7 else 0.0 for v in flat]
         raw = flat[0::4], flat[1::4], flat[2::4], flat[3::4]
         cols = transform(*raw)
-        boxes: list[Box] = list(zip(*cols))
+        boxes: list[Box] = list(zip(*cols, strict=True))
         up = _upright(text, raw[0], raw[3], rot)
         fw, fh, turn = (width, height, None) if up == rot else _transform(box, up)
         frame = cols if turn is None else turn(*raw)
@@ -326,8 +337,13 @@ class _PageText:
                     continue
                 if abs(Y0[q] - Y0[p]) > 0.6 * h and abs(Y1[q] - Y1[p]) > 0.6 * h:
                     cuts.append((q, True))
-                elif gaps[k] > GAP_SPACE * h and p == k and q == k + 1 and text[k] not in HYPHENS:
-                    cuts.append((q, False))
+                elif p == k and q == k + 1 and gaps[k] > GAP_TIGHT * h and text[k] not in HYPHENS:
+                    c0, c1 = text[k], text[q]
+                    # a narrower gap is a space where a word starts after a number or a
+                    # closing mark, or a capital after a small letter ("2.2Weekly")
+                    if gaps[k] > GAP_SPACE * h or c1.isalpha() and (
+                            c0.isdigit() or c0 in _CLOSERS or c0.islower() and c1.isupper()):
+                        cuts.append((q, False))
             mask = self.hidden_mask
             if mask is not None:
                 cuts.extend((k + 1, True) for k in range(a, b - 1) if mask[k] != mask[k + 1])
@@ -384,13 +400,23 @@ class _PageText:
         hidden = bool(self.hidden_mask and self.hidden_mask[a])
         if x1 < 0 or x0 > self.fwidth or bottom < 0 or top > self.fheight or 0 < bottom - top < 1:
             hidden = True  # outside the page or too small to read
-        if x0 < 0 or top < 0 or x1 > self.fwidth or bottom > self.fheight:
+        clamp = x0 < 0 or top < 0 or x1 > self.fwidth or bottom > self.fheight
+        if clamp:
             w, ht = self.width, self.height
             boxes = [(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
                       min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht)) for c in boxes]
         bold = self._bold(a) and self._bold(b - 1)
+        if self.frame is self.cols:
+            dbox = (x0, top, x1, bottom)
+        else:
+            C = self.cols
+            dbox = (min(C[0][a:b]), min(C[1][a:b]), max(C[2][a:b]), max(C[3][a:b]))
+        if clamp:
+            w, ht = self.width, self.height
+            dbox = (min(max(dbox[0], 0.0), w), min(max(dbox[1], 0.0), ht),
+                    min(max(dbox[2], 0.0), w), min(max(dbox[3], 0.0), ht))
         line = Line(self.number, s, boxes, holes, x0, top, x1, bottom, h, bold, hidden,
-                    hyphen_join)
+                    dbox, hyphen_join)
         if not s.isascii() and not unicodedata.is_normalized("NFC", s):
             _compose(line)
         return line
@@ -399,10 +425,16 @@ class _PageText:
     def _bold(self, k: int) -> bool:
         if self.fn.weight(self.textpage, k) >= 600:
             return True
-        name = ctypes.create_string_buffer(128)
-        flags = c_int()
-        self.fn.font_info(self.textpage, k, ctypes.addressof(name), 128, ctypes.addressof(flags))
+        name = _NAME_BUF
+        self.fn.font_info(self.textpage, k, _NAME_ADDR, len(name), _FLAGS_ADDR)
         return _BOLD_RE.search(name.value.decode("latin-1")) is not None
+
+
+# one buffer for font names (pdfium is single-threaded: so is this module)
+_NAME_BUF = ctypes.create_string_buffer(256)
+_NAME_ADDR = ctypes.addressof(_NAME_BUF)
+_FLAGS = c_int()
+_FLAGS_ADDR = ctypes.addressof(_FLAGS)
 
 
 def _compose(line: Line) -> None:
@@ -412,7 +444,7 @@ def _compose(line: Line) -> None:
     out: list[str] = []
     boxes: list[Box] = []
     new_holes: list[int] = []
-    for i, (ch, box) in enumerate(zip(line.text, line.boxes)):
+    for i, (ch, box) in enumerate(zip(line.text, line.boxes, strict=True)):
         if out and unicodedata.combining(ch):
             comp = unicodedata.normalize("NFC", out[-1] + ch)
             if len(comp) == 1:

@@ -5,7 +5,9 @@
 2. per code point: soft hyphens and zero-width characters dropped; typographic single
    quotes and primes folded to `'`, double quotes to `"`, every dash and minus to `-`;
    then NFKC and casefold;
-3. every run of whitespace collapsed to one space; leading/trailing space stripped.
+3. every run of whitespace collapsed to one space, and dropped after a hyphen (a compound
+   broken at a line end, "non- exclusive", reads as "non-exclusive"); leading/trailing
+   space stripped.
 
 Because step 2 works code point by code point, the form of a slice is the slice of the
 form (up to the whitespace at its edges). `FoldedText` relies on that to map a match in
@@ -25,6 +27,7 @@ _SQUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u00b4"
 _DQUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb"
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
 _WS_RE = re.compile(r"\s+")
+_HYPHEN_WS_RE = re.compile(r"- ")
 
 
 def _fold_char(ch: str) -> str:
@@ -58,9 +61,11 @@ _TABLE = _FoldTable()
 def comparison_form(text: str) -> str:
     """Return the cmp-1 comparison form of `text`."""
     if text.isascii():
-        return _WS_RE.sub(" ", text).strip().lower()
-    folded = unicodedata.normalize("NFC", text).translate(_TABLE)
-    return _WS_RE.sub(" ", folded).strip()
+        out = _WS_RE.sub(" ", text).strip().lower()
+    else:
+        folded = unicodedata.normalize("NFC", text).translate(_TABLE)
+        out = _WS_RE.sub(" ", folded).strip()
+    return _HYPHEN_WS_RE.sub("-", out) if "- " in out else out
 
 
 def same_text(a: str, b: str) -> bool:
@@ -91,7 +96,7 @@ class FoldedText:
             if not f:
                 continue
             if f == " ":
-                if prev_space:
+                if prev_space or (parts and parts[-1].endswith("-")):
                     continue
                 prev_space = True
                 parts.append(" ")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = [[], ["ingest"], ["acl"], ["sources"], ["show"], ["cite"], ["verify"], ["reparse"],
-            ["fsck"], ["eval"], ["eval", "cuad-textlayer"], ["eval", "robustness"]]
+            ["fsck"], ["eval"], ["eval", "cuad-textlayer"], ["eval", "robustness"],
+            ["eval", "tatqa-cells"]]
 
 
 def help_text(args: list[str]) -> str:

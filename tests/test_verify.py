@@ -47,7 +47,7 @@ def test_cite_returns_verified_entry_with_clause_locator(lib, ana, doc):
     assert c.quote_verified and c.verify_reason == "ok"
     assert c.doc_id == "supply.md@r1"
     assert c.locator == "clause 2.2"
-    assert c.text_layer == "markdown@1"
+    assert c.text_layer == "markdown@2"
     _, layer = lib.document(ana, "supply.md")
     assert layer.text[c.char_start:c.char_end] == "The annual fee is 450,000.50 EUR"
     lettered = lib.cite(ana, "supply.md", "first instalment is due")

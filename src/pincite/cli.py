@@ -429,6 +429,33 @@ def eval_cuad_textlayer(
             typer.echo(f"  miss {m['file']}: {m['text']!r}")
 
 
+@eval_app.command("tatqa-cells")
+def eval_tatqa_cells(
+    data: Annotated[Path, typer.Option("--data", help="A folder of TAT-QA *.json files (e.g. the dev split).")],
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ingest every TAT-QA table as HTML and XLSX; check each gold cell's paths, value and citation.
+
+    Example: pincite eval tatqa-cells --data data/tatqa/dev --json
+    """
+    from .evals.tatqa import run_tatqa_cells
+
+    with _errors():
+        result = run_tatqa_cells(data, store_url=store)
+    if json_:
+        _emit(result)
+    else:
+        typer.echo(f"questions {result['questions']}  evaluated {result['evaluated']}  "
+                   f"skipped {result['skipped']}  accuracy {result['accuracy']:.4f}  "
+                   f"partial_cell {result['partial_cell']}")
+        for fmt, r in result["by_format"].items():
+            typer.echo(f"  {fmt:5} accuracy {r['accuracy']:.4f}  {r['failure_classes']}")
+        for f in result["failures"][:20]:
+            typer.echo(f"  miss {f['format']} {f['uid']} [{f['row']}, {f['col']}] "
+                       f"{f['cell']!r}: {', '.join(f['problems'])}")
+
+
 @eval_app.command("robustness")
 def eval_robustness(
     dirs: Annotated[list[Path], typer.Argument(help="Folders (or files) to ingest.")],

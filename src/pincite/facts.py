@@ -4,7 +4,8 @@
 - one fact per table cell with a value that is not a header cell (`origin_type`
   "table_cell"): typed when the whole cell is one value (`450.000 €` → money), else
   `text`; the typed values inside a text cell become facts of their own; the table's
-  `scale` and `unit` (table element `meta`) apply to plain numbers and amounts;
+  `scale` and `unit` (table element `meta`) apply to plain numbers and amounts (a unit
+  inherited from the table, not written in the cell, is flagged `unit_from_table`);
 - one fact per typed value in prose (headings, paragraphs, list items: "prose"), with
   `section_path` = the heading path plus the clause locator.
 
@@ -240,7 +241,8 @@ class _Builder:
             row: tuple[str, ...] = (), col: tuple[str, ...] = (), extra: Iterable[str] = (),
             lo: int = 0, hi: int = 0, *, normalized: str | None = None,
             scale: str | None = None, unit: str | None = None,
-            currency: str | None = None, value_type: str | None = None) -> None:
+            currency: str | None = None, value_type: str | None = None,
+            flags: tuple[str, ...] = ()) -> None:
         text = self.layer.text
         vt = value_type or v.value_type
         q = v.qualifiers[0] if v.qualifiers else None
@@ -259,7 +261,8 @@ class _Builder:
             negated=any(x.negated for x in v.qualifiers), row_path=row, column_path=col,
             section_path=section, locator=self.index.locator_at(v.char_start), page=page,
             bbox=bbox, char_start=v.char_start, char_end=v.char_end,
-            search_text=" ".join(" ".join(p for p in parts if p).split()), flags=v.flags,
+            search_text=" ".join(" ".join(p for p in parts if p).split()),
+            flags=v.flags + flags,
         ))
 
 
@@ -300,6 +303,8 @@ def _cell_facts(b: _Builder, t: _Table, clauses: _Clauses, lang: str | None,
             if v.scale is None and factor != 1:
                 kw["normalized"] = canonical(v.amount * Decimal(factor))
                 kw["scale"] = table_scale
+            if table_unit and not v.unit and not v.currency:
+                kw["flags"] = ("unit_from_table",)
             if table_unit:
                 kw["unit"] = str(table_unit)
                 if v.value_type == "number" and table_cur:

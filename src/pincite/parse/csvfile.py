@@ -6,7 +6,8 @@ fails, as cp1252 (latin-1 for the five bytes cp1252 leaves undefined). NULs are 
 The delimiter is sniffed among `,` `;` tab and `|`: the one that splits the first lines
 into the most consistent number (> 1) of fields wins, ties going to that order.
 
-Ragged rows are padded with empty cells. Bounds: `max_sheet_rows` rows, `max_sheet_cols`
+Ragged rows are padded with empty cells. Header rows and the row-label column are
+detected (`parse.tables`); cells get header-path locators (version 2). Bounds: `max_sheet_rows` rows, `max_sheet_cols`
 columns and `max_table_cells` cells; what lies past them is dropped and the layer flagged
 `truncated`.
 
@@ -29,7 +30,7 @@ from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
 
 PARSER = "csv"
-VERSION = "1"
+VERSION = "2"
 
 DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_LINES = 50

@@ -10,9 +10,13 @@ Headers, footers, footnotes and comments are not body text and are left out.
   clauses get clause locators; a numbered or bulleted paragraph (or a `List…` style) is a
   list item. Bullet glyphs are not added to the text.
 - Tables: `gridSpan`, `vMerge` and `gridBefore` are laid onto the grid, the text in the
-  top-left cell of a merge and empty strings in the cells it covers (columns empty in
-  every row are dropped, so a huge `gridSpan` cannot widen the text); a nested table's
-  text is flattened into its cell, row by row.
+  top-left cell of a merge and empty strings in the cells it covers, the merges passed
+  to the builder as spans (columns empty in every row are dropped there, so a huge
+  `gridSpan` cannot widen the text); rows marked `w:tblHeader` are header rows; the
+  first paragraph's left indentation is a label's indentation; a paragraph in the
+  `Caption` style (or opening "Table N") just before a table is its caption; a nested
+  table's text is flattened into its cell, row by row. Version 2: header-path cell
+  locators (`parse.table_layer`).
 - Tracked deletions, field codes and `mc:Fallback` duplicates are skipped; insertions
   and field results are read.
 
@@ -36,7 +40,7 @@ import io
 import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import ParseFailure
 from ..limits import Limits
@@ -46,13 +50,13 @@ from .docx_xml import MC, M, W, is_on, local_name, namespace, to_int, val, w
 from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
 from .ooxml import check_package
-from .tables import drop_empty_columns
 
 PARSER = "docx"
-VERSION = "1"
+VERSION = "2"
 
 MAX_NESTING = 32
 
+_CAPTION_RE = re.compile(r"^(?:table|tabla|tableau|tabelle|tabella|cuadro)\s+[\dIVXivx]", re.I)
 _EXTERNAL_FIELD_RE = re.compile(r"\b(?:INCLUDEPICTURE|INCLUDETEXT|LINK|DDEAUTO|DDE)\b", re.I)
 
 
@@ -112,15 +116,21 @@ class _Reader:
                 stack.append(iter(el))  # type: ignore[call-overload]
 
     def read_body(self, container: object, depth: int = 0) -> None:
+        caption: str | None = None  # a caption paragraph just before a table
         for el in self.blocks(container):
             if local_name(el) == "tbl":
                 only = self.single_cell(el)
                 if only is not None and depth + 1 < MAX_NESTING:
                     self.read_body(only, depth + 1)  # a 1×1 table is a layout box
                 else:
-                    self.table(el, depth)
+                    self.table(el, depth, caption)
+                caption = None
                 continue
             kind, level, para = self.paragraph(el)
+            caption = None
+            if para.text and kind != "heading" and (
+                    self.styles.is_caption(self.style_id(el)) or _CAPTION_RE.match(para.text)):
+                caption = para.text
             flags = ("hidden_text",) if para.hidden or HIDDEN_CHARS_RE.search(para.text) else ()
             if kind == "heading":
                 self.b.heading(para.text, level, flags=flags)
@@ -133,6 +143,10 @@ class _Reader:
                 self.read_body(box, depth + 1)
 
     # paragraphs ---------------------------------------------------------------------
+
+    def style_id(self, p: object) -> str | None:
+        ppr = p.find(w("pPr"))  # type: ignore[attr-defined]
+        return val(ppr.find(w("pStyle"))) if ppr is not None else None
 
     def paragraph(self, p: object, in_table: bool = False) -> tuple[str, int, _Para]:
         ppr = p.find(w("pPr"))  # type: ignore[attr-defined]
@@ -241,15 +255,16 @@ class _Reader:
 
     # tables -------------------------------------------------------------------------
 
-    def table(self, tbl: object, depth: int) -> None:
-        rows, hidden, truncated = self.grid(tbl, depth)
+    def table(self, tbl: object, depth: int, caption: str | None = None) -> None:
+        g = self.grid(tbl, depth)
         flags = []
-        if hidden:
+        if g.hidden:
             flags.append("hidden_text")
-        if truncated:
+        if g.truncated:
             flags.append("truncated")
             self.truncated = True
-        self.b.table(rows, flags=tuple(flags))
+        self.b.table(g.rows, flags=tuple(flags), spans=g.spans, header_cells=g.headers,
+                     indents=g.indents, caption=caption)
 
     def single_cell(self, tbl: object) -> object | None:
         """Return the only cell of a one-row, one-cell table, else None."""
@@ -278,20 +293,23 @@ class _Reader:
             elif name in _BLOCK_WRAPPERS and len(stack) < MAX_NESTING:
                 stack.append(iter(el))  # type: ignore[call-overload]
 
-    def grid(self, tbl: object, depth: int) -> tuple[list[list[str]], bool, bool]:
+    def grid(self, tbl: object, depth: int) -> _Grid:
         limits = self.limits
-        grid: list[list[str]] = []
-        hidden = False
-        truncated = False
-        # column → row index of the open vertical merge's top cell
+        g = _Grid()
+        grid = g.rows
+        # grid column → top-left (row, col) of the vertical merge open there
+        open_v: dict[int, tuple[int, int]] = {}
         for tr in self.rows_of(tbl):
             if len(grid) >= limits.max_sheet_rows or self.cells >= limits.max_table_cells:
-                truncated = True
+                g.truncated = True
                 break
+            r = len(grid)
             row: list[str] = []
             trpr = tr.find(w("trPr"))  # type: ignore[attr-defined]
             before = to_int(val(trpr.find(w("gridBefore"))), 0) if trpr is not None else 0
+            is_header = trpr is not None and is_on(trpr.find(w("tblHeader")))
             row.extend([""] * min(max(before, 0), limits.max_sheet_cols))
+            last: tuple[int, int] | None = None
             for tc in self.blocks_like(tr, "tc"):
                 tcpr = tc.find(w("tcPr"))  # type: ignore[attr-defined]
                 span = 1
@@ -306,35 +324,61 @@ class _Reader:
                         span, merge = span, "hcontinue"
                 room = limits.max_sheet_cols - len(row)
                 if room <= 0:
-                    truncated = True
+                    g.truncated = True
                     break
                 if span > room:
                     span = room
-                    truncated = True
-                if merge in ("continue", "hcontinue"):
+                    g.truncated = True
+                c = len(row)
+                if merge == "continue":
                     text = ""
+                    top = open_v.get(c)
+                    if top is not None:
+                        rs, cs = g.spans.get(top, (1, span))
+                        g.spans[top] = (r - top[0] + 1, cs)
+                elif merge == "hcontinue":
+                    text = ""
+                    if last is not None:
+                        rs, cs = g.spans.get(last, (1, 1))
+                        g.spans[last] = (rs, cs + span)
                 else:
-                    text, h = self.cell_text(tc, depth)
-                    hidden = hidden or h
+                    text, h, indent = self.cell_text(tc, depth)
+                    g.hidden = g.hidden or h
+                    if span > 1:
+                        g.spans[(r, c)] = (1, span)
+                    if indent:
+                        g.indents[(r, c)] = indent
+                    if is_header:
+                        g.headers.add((r, c))
+                    last = (r, c)
+                    if merge == "restart":
+                        open_v[c] = (r, c)
+                    else:
+                        open_v.pop(c, None)
                 row.append(text)
                 row.extend([""] * (span - 1))
             self.cells += len(row)
             grid.append(row)
-        return drop_empty_columns(grid), hidden, truncated
+        return g  # ragged rows: the builder reads missing cells as empty
 
-    def cell_text(self, tc: object, depth: int) -> tuple[str, bool]:
+    def cell_text(self, tc: object, depth: int) -> tuple[str, bool, float]:
+        """Return a cell's text on one line, whether any of it is hidden, and the
+        indentation of its first paragraph in points."""
         parts: list[str] = []
         hidden = False
+        indent = 0.0
         if depth + 1 >= MAX_NESTING:
             self.truncated = True
-            return "", False
+            return "", False, 0.0
         for el in self.blocks(tc):
             if local_name(el) == "tbl":
-                rows, h, trunc = self.grid(el, depth + 1)
-                hidden = hidden or h
-                self.truncated = self.truncated or trunc
-                parts.extend(" ".join(c for c in r if c.strip()) for r in rows)
+                g = self.grid(el, depth + 1)
+                hidden = hidden or g.hidden
+                self.truncated = self.truncated or g.truncated
+                parts.extend(" ".join(c for c in r if c.strip()) for r in g.rows)
                 continue
+            if not parts:
+                indent = _indent_points(el)
             _kind, _level, para = self.paragraph(el, in_table=True)
             parts.append(para.text)
             hidden = hidden or para.hidden or bool(HIDDEN_CHARS_RE.search(para.text))
@@ -344,7 +388,28 @@ class _Reader:
                         sub = self.runs(inner, False, in_table=True)
                         parts.append(sub.text)
                         hidden = hidden or sub.hidden
-        return " ".join(" ".join(p.split()) for p in parts if p.strip()), hidden
+        return " ".join(" ".join(p.split()) for p in parts if p.strip()), hidden, indent
+
+
+@dataclass
+class _Grid:
+    """A table laid onto its grid: texts, spans, header cells, label indentation."""
+
+    rows: list[list[str]] = field(default_factory=list)
+    spans: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    headers: set[tuple[int, int]] = field(default_factory=set)
+    indents: dict[tuple[int, int], float] = field(default_factory=dict)
+    hidden: bool = False
+    truncated: bool = False
+
+
+def _indent_points(p: object) -> float:
+    """Return the left indentation of a paragraph (`w:ind w:left`/`w:start`) in points."""
+    ind = p.find(f"{w('pPr')}/{w('ind')}")  # type: ignore[attr-defined]
+    if ind is None:
+        return 0.0
+    twips = to_int(ind.get(w("left")) or ind.get(w("start")), 0)
+    return max(0.0, twips / 20.0)
 
 
 # ---- entry point ----------------------------------------------------------------------

@@ -69,6 +69,9 @@ class Styles:
                 return st.num_id, st.ilvl
         return None, None
 
+    def is_caption(self, style_id: str | None) -> bool:
+        return any(st.name.lower() in ("caption", "table caption") for st in self.chain(style_id))
+
     def vanish(self, style_id: str | None) -> bool:
         for st in self.chain(style_id):
             if st.vanish is not None:

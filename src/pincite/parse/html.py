@@ -13,9 +13,12 @@ number a browser shows, `start`, `type` and `value` honoured, so `<ol><li>` clau
 clause locators), `pre` keeps its line
 breaks and relative indentation, `br` is a line break. A table becomes one table: rows from `thead`/`tbody`/
 `tfoot`/`tr`, `colspan`/`rowspan` expanded into the grid with the text in the top-left
-cell and empty strings in the covered ones (columns left empty in every row are dropped,
-so spans cannot widen the text); a nested table's text is flattened into its
-cell; a `caption` is a paragraph before the table.
+cell and empty strings in the covered ones, passed to the builder as spans (columns left
+empty in every row are dropped there, so spans cannot widen the text); `th` cells, cells
+with a `scope` and cells in `thead` are header cells; CSS indentation and leading
+no-break spaces of a cell are its indentation; a nested table's text is flattened into
+its cell; a `caption` is a paragraph before the table and the table's caption. Version 2:
+header-path cell locators (`parse.table_layer`).
 
 Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, an inline
 style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, or with bidi
@@ -43,10 +46,9 @@ from .decoding import bom_encoding, decode_text
 from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
 from .numerals import letters, roman
-from .tables import drop_empty_columns
 
 PARSER = "html"
-VERSION = "1"
+VERSION = "2"
 
 MAX_COLSPAN = 1000  # the HTML standard's own clamp
 MAX_ROWSPAN = 65534
@@ -328,15 +330,20 @@ class _Walker:
     def table(self, table: lxml.etree._Element, ctx: _Ctx) -> None:
         limits = self.limits
         hidden = ctx.hidden or _is_hidden(table)
+        caption: str | None = None
         for child in table:
             if _tag(child) == "caption":
                 text, hid = self.flat_text(child, hidden, ctx.depth + 1)
                 if text:
                     cflags = ("hidden_text",) if hid or HIDDEN_CHARS_RE.search(text) else ()
                     self.b.paragraph(text, flags=cflags)
+                    caption = text if caption is None else f"{caption} {text}"
         trs = list(self._rows(table))
         max_cols = limits.max_sheet_cols
         grid: list[list[str | None]] = []
+        spans: dict[tuple[int, int], tuple[int, int]] = {}
+        headers: set[tuple[int, int]] = set()
+        indents: dict[tuple[int, int], float] = {}
         total = 0
         any_hidden = False
         truncated = False
@@ -346,12 +353,14 @@ class _Walker:
         for r in range(n_rows):
             tr = trs[r]
             tr_hidden = hidden or _is_hidden(tr)
+            in_head = _tag(tr.getparent()) == "thead"
             while len(grid) <= r:
                 grid.append([])
             row = grid[r]
             c = 0
             for cell in tr:
-                if _tag(cell) not in ("td", "th"):
+                ctag = _tag(cell)
+                if ctag not in ("td", "th"):
                     continue
                 while c < len(row) and row[c] is not None:
                     c += 1
@@ -371,6 +380,14 @@ class _Walker:
                     break
                 text, hid = self.flat_text(cell, tr_hidden, ctx.depth + 2)
                 any_hidden = any_hidden or hid or bool(HIDDEN_CHARS_RE.search(text))
+                if ctag == "th" or in_head or cell.get("scope"):
+                    headers.add((r, c))
+                if rowspan > 1 or colspan > 1:
+                    spans[(r, c)] = (rowspan, colspan)
+                if text:
+                    indent = _indent(cell)
+                    if indent:
+                        indents[(r, c)] = indent
                 for dr in range(rowspan):
                     while len(grid) <= r + dr:
                         grid.append([])
@@ -384,17 +401,52 @@ class _Walker:
                 c += colspan
             if truncated and total >= limits.max_table_cells:
                 break
-        rows = drop_empty_columns([[x or "" for x in row] for row in grid])
+        width = max((len(row) for row in grid), default=0)
+        rows = [[x or "" for x in row] + [""] * (width - len(row)) for row in grid]
         flags: list[str] = []
         if any_hidden:
             flags.append("hidden_text")
         if truncated:
             flags.append("truncated")
             self.truncated = True
-        if rows:
-            self.b.table(rows, flags=tuple(flags))
+        if any(x.strip() for row in rows for x in row):
+            self.b.table(rows, flags=tuple(flags), spans=spans, header_cells=headers,
+                         indents=indents, caption=caption)
         elif truncated:
             self.b.flag("truncated")
+
+
+_INDENT_STYLE_RE = re.compile(
+    r"(?:padding-left|margin-left|text-indent)\s*:\s*([\d.]+)\s*(px|pt|em|rem|%)?", re.I)
+_UNIT_POINTS = {"px": 0.75, "pt": 1.0, "em": 12.0, "rem": 12.0, "%": 0.0, "": 0.75}
+
+
+def _indent(cell: lxml.etree._Element) -> float:
+    """Return a label's indentation in points: CSS padding/margin/text-indent on the cell
+    or its first child, plus leading no-break spaces (3 points each)."""
+    points = 0.0
+    first = next((ch for ch in cell if isinstance(ch.tag, str)), None)
+    for el in (cell, first):
+        if el is None:
+            continue
+        style = el.get("style")
+        if style:
+            for m in _INDENT_STYLE_RE.finditer(style):
+                try:
+                    points += float(m.group(1)) * _UNIT_POINTS[(m.group(2) or "").lower()]
+                except ValueError:
+                    pass
+    lead = cell.text if cell.text and cell.text.strip() else (
+        first.text if first is not None and first.text else cell.text or "")
+    n = 0
+    for ch in lead or "":
+        if ch in "\u00a0\u2002\u2003\u2007":
+            n += 1
+        elif ch in " \t\r\n":
+            continue
+        else:
+            break
+    return points + 3.0 * n
 
 
 def _span(value: str | None, zero_means: int = 1) -> int:

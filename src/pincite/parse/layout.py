@@ -10,14 +10,17 @@ structural locators:
   paragraphs inside a clause carry the clause's locator;
 - outside clauses, a paragraph's locator is its heading path and paragraph index
   (`Scope > Definitions ¶2`, or `¶3` before any heading);
-- a table is `table N`, its cells `table N r{row}c{col}` (1-based).
+- a table is `table N`; its data cells are `table N / ROW PATH / COLUMN PATH`
+  (`table 3 / Revenue > Services / FY2024 > Actual`, `r{row}` or `c{col}` standing in for
+  a missing side), its header cells `table N r{row}c{col}` (1-based), and spreadsheet
+  cells their reference (`Sheet1!B4`, `'My Sheet'!B4`); see `parse.table_layer`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..model import Box, Element, Geometry, TextLayer
@@ -128,6 +131,7 @@ class LayerBuilder:
     _flags: set[str] = field(default_factory=set)
     _used_locators: dict[str, int] = field(default_factory=dict)
     _last_block_end: int = 0
+    _last_text: str | None = None  # the paragraph just before the next block
 
     # ---- low-level text assembly -------------------------------------------------
 
@@ -269,6 +273,7 @@ class LayerBuilder:
             flags=tuple(flags),
         ))
         self._flags.update(flags)
+        self._last_text = None
 
     def paragraph(self, text: str, *, kind: str = "paragraph", page: int | None = None,
                   chars: CharGeom | None = None, flags: tuple[str, ...] = ()) -> None:
@@ -291,46 +296,33 @@ class LayerBuilder:
             kind, start, end, locator, pg, bbox, self._heading_path(), flags=tuple(flags),
         ))
         self._flags.update(flags)
+        self._last_text = text
 
     def table(self, rows: Sequence[Sequence[str]], *, page: int | None = None,
               cell_chars: Sequence[Sequence[CharGeom | None]] | None = None,
-              flags: tuple[str, ...] = ()) -> None:
-        """Add a table given as rows of cell texts (merged cells repeated or empty)."""
-        rows = [[_clean(c) if cell_chars is None else _clean_same_length(c) for c in r]
-                for r in rows]
-        rows = [r for r in rows if any(c.strip() for c in r)]
-        if not rows:
-            return
-        self._tables += 1
-        n = self._tables
-        if self._len:
-            self._push(BLOCK_SEP, None)
-        tstart = self._len
-        cells: list[Element] = []
-        hp = self._heading_path()
-        for ri, row in enumerate(rows):
-            if ri:
-                self._push(ROW_SEP, None)
-            for ci, cell in enumerate(row):
-                if ci:
-                    self._push(CELL_SEP, None)
-                text = " ".join(cell.split()) if cell_chars is None else cell
-                geom = cell_chars[ri][ci] if cell_chars is not None else None
-                cs = self._len
-                self._push(text, geom)
-                if text.strip():
-                    pg, bbox = self._where(cs, self._len, page)
-                    cells.append(Element(
-                        "cell", cs, self._len, f"table {n} r{ri + 1}c{ci + 1}", pg, bbox, hp,
-                        row=ri + 1, col=ci + 1,
-                    ))
-        tend = self._len
-        pg, bbox = self._where(tstart, tend, page)
-        self._elements.append(Element("table", tstart, tend, f"table {n}", pg, bbox, hp,
-                                      flags=tuple(flags)))
-        self._elements.extend(cells)
-        self._last_block_end = tend
-        self._flags.update(flags)
+              flags: tuple[str, ...] = (),
+              spans: Mapping[tuple[int, int], tuple[int, int]] | None = None,
+              header_cells: Collection[tuple[int, int]] | None = None,
+              cell_flags: Mapping[tuple[int, int], tuple[str, ...]] | None = None,
+              indents: Mapping[tuple[int, int], float] | None = None,
+              refs: Sequence[Sequence[str | None]] | None = None,
+              sheet: str | None = None,
+              caption: str | None = None) -> None:
+        """Add a table given as a grid of cell texts (see `parse.table_layer`).
+
+        `rows`: the grid, merged cells empty except their top-left (ragged rows read as
+        padded); `cell_chars`: per-character geometry of each cell (its text is then kept
+        as is); `spans`: top-left (row, col) → (rowspan, colspan); `header_cells`: cells
+        the markup marks as headers; `cell_flags`: per-cell flags (`formula`);
+        `indents`: row-label indentation (points, or an indent level); `refs`:
+        spreadsheet references per cell (`B4`), which become the cells' locators with
+        `sheet`; `caption`: the table's caption. Positions are 0-based in `rows`.
+        """
+        from .table_layer import add_table  # it builds on this module
+
+        add_table(self, rows, page=page, cell_chars=cell_chars, flags=flags, spans=spans,
+                  header_cells=header_cells, cell_flags=cell_flags, indents=indents,
+                  refs=refs, sheet=sheet, caption=caption)
 
     def build(self) -> TextLayer:
         """Return the finished text layer (closing every open clause)."""

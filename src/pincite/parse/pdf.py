@@ -24,7 +24,6 @@ import ctypes
 import re
 import threading
 import time
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from ctypes import c_void_p
@@ -37,26 +36,19 @@ from ..limits import Limits
 from ..model import Box, TextLayer
 from .layout import CharGeom, ClauseMark, LayerBuilder, clause_mark
 from .pdf_lines import HYPHEN_MARK, HYPHENS, ZERO, Line, Page, pdfium_fns, read_page
+from .pdf_running import drop_running
+from .pdf_table_flow import TableBlock, caption_of, cut_tables, emit, place
 
 PARSER = "pdf"
-VERSION = "1"
+VERSION = "2"
 
 _PDFIUM_LOCK = threading.Lock()
-HEADER_ZONE = 0.2  # running headers/footers live in the top/bottom 20% of a page
 _TERMINAL = ".:;!?"
 _COMPOUND_PREFIXES = frozenset(
     "non pre post co self multi anti cross well ex semi sub inter intra extra e x "
     "mid over under out counter long short full part".split()
 )
-_PAGE_NUM_RE = re.compile(
-    r"^[\s\-–—(\[]*(?:page|p\.|pg\.?)?\s*"
-    r"(?:\d{1,4}|(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
-    r"(?:\s*(?:of|/|de|von)\s*\d{1,4})?[\s\-–—)\]]*$",
-    re.IGNORECASE,
-)
 _WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-_DIGITS_RE = re.compile(r"\d+")
-_EDGE_NUM_RE = re.compile(r"^(?:page\s*)?\d{1,4}\s+|\s+(?:page\s*)?\d{1,4}$")  # "12 Source: …"
 _BULLET_RE = re.compile(r"^[•◦▪▫●○■□‣⁃∙·*–—-]\s")
 
 
@@ -96,93 +88,6 @@ class _Para:
     lines: list[Line]
     text: str = ""
     geo: _Geo = field(default_factory=_Geo)
-
-
-# ---- running headers, footers and page numbers -----------------------------------------
-
-
-def _page_number(text: str) -> int | None:
-    """Return the number a page-number line shows (0 for roman numerals), else None."""
-    if not _PAGE_NUM_RE.match(text) or text.rstrip().endswith("."):
-        return None
-    m = _DIGITS_RE.search(text)
-    return int(m.group()) if m else 0
-
-
-def _drop_running(pages: list[Page]) -> None:
-    """Remove running headers/footers and page numbers from each page's lines.
-
-    In the top/bottom margin of a page: page-number lines, and lines that recur at the same
-    height on enough pages, word for word (a page number at either end aside) or with a
-    number that counts with the page. Anywhere on a page: page-number lines
-    alone on their row that count up with the text (documents whose printed pages were
-    run together, several to a PDF page).
-    """
-    counted = [p for p in pages if p.lines]
-    if not counted:
-        return
-    drop: set[int] = set()
-    running: set[int] = set()
-    groups: dict[str, list[Line]] = {}
-    for p in counted:
-        zone = HEADER_ZONE * p.frame_height
-        by_y = sorted(p.lines, key=lambda ln: ln.top)
-        edge = [ln for ln in by_y[:3] if ln.bottom <= zone] + [
-            ln for ln in by_y[-3:] if ln.top >= p.frame_height - zone and ln.bottom > zone]
-        for ln in edge:
-            if _page_number(ln.text) is not None:
-                drop.add(id(ln))
-            text = " ".join(ln.text.split()).lower()
-            groups.setdefault(_EDGE_NUM_RE.sub("", text) or text, []).append(ln)
-            m = _DIGITS_RE.search(text)
-            if m:  # "Contract 12-3 – page 7": the number goes with the page
-                key = f"{_DIGITS_RE.sub('#', text)}|{int(m.group()) - p.number}"
-                groups.setdefault(key, []).append(ln)
-    need = max(2, int(0.25 * len(counted) + 0.999))
-    for lines in groups.values():
-        if len({ln.page for ln in lines}) < need:
-            continue
-        for ln in lines:
-            if len({x.page for x in lines if abs(x.top - ln.top) <= 4.0}) >= need:
-                running.add(id(ln))
-    for p in counted:  # a page of nothing but "running" lines: the pages repeat, keep them
-        if all(id(ln) in running or id(ln) in drop for ln in p.lines):
-            running.difference_update(id(ln) for ln in p.lines)
-    drop |= running
-    # page numbers inside the body: a family ("-#-", "#", "page #") counting up
-    families: dict[str, list[tuple[int, int, Line]]] = {}
-    offset = 0
-    for p in counted:
-        tops: list[float] | None = None
-        for ln in p.lines:
-            offset += len(ln.text) + 1
-            value = _page_number(ln.text)
-            if not value or id(ln) in drop:
-                continue
-            tops = tops or sorted(o.top for o in p.lines)
-            half = 0.5 * ln.height
-            if bisect_left(tops, ln.top + half) - bisect_right(tops, ln.top - half) > 1:
-                continue  # shares its row: a table cell, not a page number
-            key = _DIGITS_RE.sub("#", " ".join(ln.text.split()).lower())
-            families.setdefault(key, []).append((value, offset, ln))
-    for cands in families.values():
-        for k, (value, off, ln) in enumerate(cands):
-            before = k and cands[k - 1][0] == value - 1 and off - cands[k - 1][1] >= 300
-            after = k + 1 < len(cands) and cands[k + 1][0] == value + 1 and cands[k + 1][1] - off >= 300
-            if before or after:
-                drop.add(id(ln))
-    if drop:
-        for p in counted:
-            kept: list[Line] = []
-            pending = False
-            for ln in p.lines:
-                if id(ln) in drop:
-                    pending = bool(kept)
-                    continue
-                ln.page_break = ln.page_break or pending
-                pending = False
-                kept.append(ln)
-            p.lines = kept
 
 
 # ---- paragraphs ------------------------------------------------------------------------
@@ -288,18 +193,28 @@ def _continues(prev: Line, ln: Line) -> bool:
     return prev.text[-1] not in _TERMINAL or ln.text[:1].islower()
 
 
-def _paragraphs(pages: list[Page]) -> list[_Para]:
-    paras: list[_Para] = []
+def _paragraphs(pages: list[Page], flows: list[list[Line | TableBlock]]
+                ) -> list[_Para | TableBlock]:
+    """Return the pages' paragraphs with the tables between them, in reading order."""
+    out: list[_Para | TableBlock] = []
     cur: _Para | None = None
-    for p in pages:
+    for p, flow in zip(pages, flows, strict=True):
         lines = p.lines
-        if not lines:
+        if not flow:
             continue
-        pitch = _pitch([ln for ln in lines if not ln.hidden])
-        body = [ln for ln in lines if not ln.hidden] or lines
-        xs = sorted(ln.x1 for ln in body)
-        right = xs[int(0.9 * (len(xs) - 1))]
-        for i, ln in enumerate(lines):
+        pitch = right = 0.0
+        if lines:
+            pitch = _pitch([ln for ln in lines if not ln.hidden])
+            body = [ln for ln in lines if not ln.hidden] or lines
+            xs = sorted(ln.x1 for ln in body)
+            right = xs[int(0.9 * (len(xs) - 1))]
+        for i, ln in enumerate(flow):
+            if isinstance(ln, TableBlock):
+                if cur is not None:
+                    out.append(cur)
+                out.append(ln)
+                cur = None
+                continue
             if cur is None:
                 cur = _Para([ln])
                 continue
@@ -309,13 +224,13 @@ def _paragraphs(pages: list[Page]) -> list[_Para]:
             else:
                 new = prev.hidden != ln.hidden or _breaks(prev, ln, pitch, right)
             if new:
-                paras.append(cur)
+                out.append(cur)
                 cur = _Para([ln])
             else:
                 cur.lines.append(ln)
     if cur is not None:
-        paras.append(cur)
-    return paras
+        out.append(cur)
+    return out
 
 
 class _Vocabulary:
@@ -572,19 +487,44 @@ def _layer(pages: list[Page]) -> TextLayer:
         return builder.build()
     for p in pages:
         p.lines = _reading_order(p.lines)
-    _drop_running(pages)
-    paras = _paragraphs(pages)
+    blocks, order = cut_tables(pages)
+    drop_running(pages)
+    items = _paragraphs(pages, place(pages, blocks, order))
+    paras = [x for x in items if isinstance(x, _Para)]
     vocab = _Vocabulary(pages, paras)
     for para in paras:
         _join(para, vocab)
-    headings = _heading_levels(paras)
-    for i, para in enumerate(paras):
+    headings = {id(paras[i]): level for i, level in _heading_levels(paras).items()}
+    before: list[_Para] = []  # the paragraphs since the last table, latest last
+    for item in items:
+        if isinstance(item, TableBlock):
+            item.caption = _caption(before[-2:], item)
+            emit(builder, item)
+            before = []
+            continue
+        para = item
         flags = ("hidden_text",) if para.lines[0].hidden else ()
         if flags:
             builder.flag("hidden_text")
-        if i in headings:
-            builder.heading(para.text, headings[i], chars=para.geo, flags=flags)
+        if id(para) in headings:
+            builder.heading(para.text, headings[id(para)], chars=para.geo, flags=flags)
         else:
             kind = "list_item" if _BULLET_RE.match(para.text) else "paragraph"
             builder.paragraph(para.text, kind=kind, chars=para.geo, flags=flags)
+        before.append(para)
     return builder.build()
+
+
+def _caption(paras: list[_Para], table: TableBlock) -> str | None:
+    """Return the caption stated just above a table: by the paragraph before it, or by
+    the one before that (a note or unit line between)."""
+    top = table.top
+    for para in reversed(paras):
+        last = para.lines[-1]
+        if last.page != table.parts[0].page or not -2 <= top - last.dbox[3] <= 3 * last.height:
+            return None
+        found = caption_of(para.text)
+        if found:
+            return found
+        top = para.lines[0].dbox[1]
+    return None

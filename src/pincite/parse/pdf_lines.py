@@ -13,8 +13,8 @@ import math
 import re
 import unicodedata
 from bisect import bisect_left
-from ctypes import CFUNCTYPE, c_float, c_int, c_uint, c_void_p
-from dataclasses import dataclass
+from ctypes import CFUNCTYPE, c_int, c_uint, c_void_p
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
 from operator import sub
@@ -22,11 +22,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..model import Box
+from .pdf_objects import Rule, page_objects
 
 GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
 GAP_TIGHT = 0.12  # … or wider than this one before a word that starts after a number
+GAP_WIDE = 0.9  # a gap wider than this × line height may part two table cells
 _CLOSERS = ".,;:)]}\u201d\""  # not apostrophes: "don't" is one word
-MAX_OBJECTS = 50_000  # page objects inspected per page for hidden text
 HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
 ZERO: Box = (0.0, 0.0, 0.0, 0.0)
@@ -75,7 +76,14 @@ def pdfium_fns() -> Any:
             stroke_color=proto(R.FPDFPageObj_GetStrokeColor, INT, P, P, P, P, P),
             obj_bounds=proto(R.FPDFPageObj_GetBounds, INT, P, P, P, P, P),
             draw_mode=proto(R.FPDFPath_GetDrawMode, INT, P, P, P),
+            get_matrix=proto(R.FPDFPageObj_GetMatrix, INT, P, P),
+            path_count=proto(R.FPDFPath_CountSegments, INT, P),
+            path_segment=proto(R.FPDFPath_GetPathSegment, P, P, INT),
+            segment_point=proto(R.FPDFPathSegment_GetPoint, INT, P, P, P),
+            segment_type=proto(R.FPDFPathSegment_GetType, INT, P),
+            segment_close=proto(R.FPDFPathSegment_GetClose, INT, P),
             rect_type=R.FS_RECTF,
+            matrix_type=R.FS_MATRIX,
         )
     return _FN
 
@@ -97,6 +105,7 @@ class Line:
     hidden: bool
     dbox: Box  # the line's box as shown (x0 … bottom above are in the text's frame)
     hyphen_join: bool = False  # pdfium joined the next line after a hyphen (HYPHEN_MARK)
+    wide: int = 0  # gaps wide enough to part table cells (a hint for table detection)
     page_break: bool = False  # a printed page ended just before this line
 
 
@@ -111,6 +120,9 @@ class Page:
     lines: list[Line]
     chars: int
     frame_height: float = 0.0
+    turned: bool = False  # the text reads in another frame than the page as shown
+    hrules: list[tuple[float, float, float]] = field(default_factory=list)  # (y, x0, x1)
+    vrules: list[tuple[float, float, float]] = field(default_factory=list)  # (x, top, bottom)
 
 
 def _frame(fn: Any, page: int) -> tuple[float, float, float, float]:
@@ -173,57 +185,19 @@ def _upright(text: str, left: list[float], bottom: list[float], default: int) ->
     return best if votes[best] > 2 * votes[default] + 3 else default
 
 
-def _hidden_objects(fn: Any, page: int) -> set[int]:
-    """Return the handles of the text objects on `page` that nobody can see.
-
-    Render mode invisible or clip-only, a fully transparent fill, or white text with no
-    filled path, image or shading under its centre.
-    """
-    r, g, b, a = c_uint(), c_uint(), c_uint(), c_uint()
-    rgba = [ctypes.addressof(v) for v in (r, g, b, a)]
-    fl = [c_float() for _ in range(4)]
-    pf = [ctypes.addressof(v) for v in fl]
-    fillmode, stroke = c_int(), c_int()
-    pfill, pstroke = ctypes.addressof(fillmode), ctypes.addressof(stroke)
-    hidden: set[int] = set()
-    white: list[tuple[int, tuple[float, ...]]] = []
-    painted: list[tuple[float, ...]] = []
-    stack = [(page, fn.count_objects(page), True)]
-    seen = 0
-
-    def is_white(get: Any, obj: int) -> bool:
-        return bool(get(obj, *rgba)) and (a.value == 0 or min(r.value, g.value, b.value) >= 250)
-
-    while stack:
-        parent, count, top = stack.pop()
-        for k in range(max(0, count)):
-            seen += 1
-            if seen > MAX_OBJECTS:
-                return hidden
-            obj = fn.get_object(parent, k) if top else fn.form_object(parent, k)
-            if not obj:
-                continue
-            kind = fn.obj_type(obj)
-            if kind == 5 and len(stack) < 16:  # a form XObject: look inside
-                stack.append((obj, fn.form_count(obj), False))
-            elif kind == 1:
-                mode = fn.render_mode(obj)
-                if mode in (3, 7):
-                    hidden.add(obj)
-                elif is_white(fn.stroke_color if mode in (1, 5) else fn.fill_color, obj):
-                    if a.value == 0:
-                        hidden.add(obj)
-                    elif fn.obj_bounds(obj, *pf):
-                        white.append((obj, tuple(v.value for v in fl)))
-            elif kind in (3, 4) or (kind == 2 and fn.draw_mode(obj, pfill, pstroke)
-                                    and fillmode.value and not is_white(fn.fill_color, obj)):
-                if fn.obj_bounds(obj, *pf):
-                    painted.append(tuple(v.value for v in fl))
-    for obj, (x0, y0, x1, y1) in white:
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        if not any(p[0] <= cx <= p[2] and p[1] <= cy <= p[3] for p in painted):
-            hidden.add(obj)
-    return hidden
+def _shown_rules(rules: list[Rule], transform: Any
+                 ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    """Return the rulings as shown: horizontal (y, x0, x1) and vertical (x, top, bottom)."""
+    x0, top, x1, bottom = transform([r[0] for r in rules], [r[3] for r in rules],
+                                    [r[2] for r in rules], [r[1] for r in rules])
+    h: list[tuple[float, float, float]] = []
+    v: list[tuple[float, float, float]] = []
+    for a, t, b, u in zip(x0, top, x1, bottom, strict=True):
+        if abs(u - t) <= abs(b - a):
+            h.append(((t + u) / 2, min(a, b), max(a, b)))
+        else:
+            v.append(((a + b) / 2, min(t, u), max(t, u)))
+    return h, v
 
 
 def read_page(fn: Any, doc: int, index: int) -> Page:
@@ -272,12 +246,15 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
                 boxes[k] = ZERO
             k = text.find(" ", k + 1)
         hidden_mask: list[bool] | None = None
-        hidden = _hidden_objects(fn, page)
+        hidden, rules = page_objects(fn, page, box)
         if hidden:
             hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
         ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, cols, frame,
                         generated, hidden_mask)
-        return Page(number, width, height, ctx.lines(), n, fh)
+        out = Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None)
+        if rules:
+            out.hrules, out.vrules = _shown_rules(rules, transform)
+        return out
     finally:
         if textpage:
             fn.close_text(textpage)
@@ -299,6 +276,7 @@ class _PageText:
     frame: tuple[list[float], ...]  # the same in the text's frame
     generated: list[int]
     hidden_mask: list[bool] | None
+    wide: list[int] = field(default_factory=list)  # glyphs after a wide gap (GAP_WIDE)
 
     def lines(self) -> list[Line]:
         """Split pdfium's lines where it joined two visual lines or hidden and visible text;
@@ -319,6 +297,7 @@ class _PageText:
         runs.append((pos, n, False))
         out: list[Line] = []
         ci = 0
+        wide = self.wide
         for a, b, hy in runs:
             cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
             ci = bisect_left(cands, a, ci)
@@ -337,7 +316,10 @@ class _PageText:
                     continue
                 if abs(Y0[q] - Y0[p]) > 0.6 * h and abs(Y1[q] - Y1[p]) > 0.6 * h:
                     cuts.append((q, True))
-                elif p == k and q == k + 1 and gaps[k] > GAP_TIGHT * h and text[k] not in HYPHENS:
+                    continue
+                if X0[q] - X1[p] > GAP_WIDE * h:
+                    wide.append(q)
+                if p == k and q == k + 1 and gaps[k] > GAP_TIGHT * h and text[k] not in HYPHENS:
                     c0, c1 = text[k], text[q]
                     # a narrower gap is a space where a word starts after a number or a
                     # closing mark, or a capital after a small letter ("2.2Weekly")
@@ -417,6 +399,11 @@ class _PageText:
                     min(max(dbox[2], 0.0), w), min(max(dbox[3], 0.0), ht))
         line = Line(self.number, s, boxes, holes, x0, top, x1, bottom, h, bold, hidden,
                     dbox, hyphen_join)
+        wide = self.wide
+        if wide and wide[-1] > a:
+            line.wide = bisect_left(wide, b) - bisect_left(wide, a + 1)
+        if "   " in s:  # spaces set out a column in a fixed-pitch layout
+            line.wide += 1
         if not s.isascii() and not unicodedata.is_normalized("NFC", s):
             _compose(line)
         return line

@@ -6,9 +6,12 @@ they look like prose wrapped at a fixed width (the line reaches 60% of the block
 line, which is at least 40 characters), otherwise the line break is kept.
 
 Markdown (`markdown=True`): ATX and setext headings with their level, `-`/`*`/`+` and
-`1.`/`1)` list items (ordered items keep their number), pipe tables, fenced and indented
+`1.`/`1)` list items (ordered items keep their number), pipe tables (the row above the
+delimiter row is the header row), fenced and indented
 code blocks as paragraphs; inline emphasis, code ticks and link syntax are dropped
 (`[text](url)` → `text`).
+
+Version 2: header-path table-cell locators (`parse.table_layer`).
 
 Flags: `invalid_utf8` (bytes that are not UTF-8, replaced by U+FFFD), `hidden_text`
 (bidi controls or Unicode tag characters, or an HTML comment in Markdown — text a reader
@@ -30,7 +33,7 @@ from .layout import LayerBuilder, clause_mark
 
 PARSER = "text"
 MARKDOWN_PARSER = "markdown"
-VERSION = "1"
+VERSION = "2"
 
 
 def _check_size(text: str, limits: Limits) -> None:
@@ -249,7 +252,7 @@ def _markdown(text: str, b: LayerBuilder) -> None:  # noqa: C901 - one linear sc
             raw = "\n".join("\t".join(r) for r in rows)
             width = max(len(r) for r in rows)
             cells = [[inline(c) for c in r] + [""] * (width - len(r)) for r in rows]
-            b.table(cells, flags=_md_flags(raw))
+            b.table(cells, flags=_md_flags(raw), header_cells={(0, c) for c in range(width)})
             continue
         m = _ITEM_RE.match(line)
         if m and (m.group("text") or "").strip():

@@ -8,10 +8,15 @@ rows and `limits.max_table_cells` cells per workbook (and four times that many c
 positions looked at, empty ones included), past which the sheet is cut and flagged
 `truncated`.
 
-A sheet's used cells are split into tables at fully empty rows; each table loses its
-empty leading and trailing columns. Merged ranges (`<mergeCell>`, read from the sheet
-XML because read-only mode does not) keep their text in the top-left cell; any stale
-value in a covered cell is blanked.
+A sheet's used cells are split into tables at fully empty rows, except that a lone
+one-cell row (a title) joins the table below it, at most two empty rows away, and is its
+caption; each table loses its empty leading and trailing columns (and the builder the
+columns empty throughout). Merged ranges (`<mergeCell>`, read from the sheet XML because
+read-only mode does not) keep their text in the top-left cell, any stale value in a
+covered cell blanked, and reach the builder as spans; alignment indentation of text
+cells is their indentation. Header rows and the row-label column are detected
+(`parse.tables`). Version 2: each cell's locator is its reference, `Sheet1!B4`
+(`'My Sheet'!B4`), with header paths in `row_path`/`column_path`.
 
 Cell text is the displayed value, simply: integers without `.0`, other floats in their
 shortest round-trip form, percent formats as `12.5%`, dates as ISO (`2024-01-31`, or
@@ -25,23 +30,25 @@ or columns or with bidi controls / tag characters (the text is kept); `external_
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import io
 import re
 import warnings
 import zipfile
 from collections.abc import Iterable
-from dataclasses import replace
 
 from ..errors import ParseFailure
 from ..limits import Limits
-from ..model import Element, TextLayer
+from ..model import TextLayer
 from .hidden_chars import HIDDEN_CHARS_RE
 from .layout import LayerBuilder
 from .ooxml import check_package
 
 PARSER = "xlsx"
-VERSION = "1"
+VERSION = "2"
+
+TITLE_GAP = 2  # empty rows allowed between a title row and its table
 
 MAX_ROW = 1_048_576
 MAX_COL = 16_384
@@ -53,7 +60,6 @@ _COL_TAG_RE = re.compile(rb"<(?:\w+:)?col\b([^>]*)>")
 _MERGE_TAG_RE = re.compile(rb"<(?:\w+:)?mergeCell\b([^>]*)>")
 _FORMULA_CELL_RE = re.compile(rb"<(?:\w+:)?c\b([^>]*?)>\s*<(?:\w+:)?f\b")
 _REF_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d{1,7})$")
-_LOCATOR_RE = re.compile(r"^table (\d+) r\d+c\d+$")
 
 
 def _attrs(raw: bytes) -> dict[str, str]:
@@ -94,8 +100,14 @@ class _SheetInfo:
         self.hidden_rows: set[int] = set()
         self.hidden_cols: list[tuple[int, int]] = []
 
-    def col_hidden(self, col: int) -> bool:
-        return any(a <= col <= b for a, b in self.hidden_cols)
+    def hidden_col_mask(self) -> bytearray:
+        """Return one byte per column number (0..MAX_COL): 1 where the column is hidden."""
+        mask = bytearray(MAX_COL + 1)
+        for a, b in self.hidden_cols:
+            a, b = max(1, a), min(MAX_COL, b)
+            if a <= b:
+                mask[a:b + 1] = b"\x01" * (b - a + 1)
+        return mask
 
 
 def _scan_sheet(xml: bytes, limits: Limits) -> _SheetInfo:
@@ -182,6 +194,73 @@ def _blocks(rows: dict[int, dict[int, str]]) -> Iterable[list[int]]:
         yield run
 
 
+def _titled_blocks(rows: dict[int, dict[int, str]]) -> Iterable[tuple[list[int], str | None]]:
+    """Yield (row numbers, caption) per table: a lone one-cell row with at most
+    `TITLE_GAP` empty rows below it is the title of the block that follows, and joins it
+    (its blank rows are left out of the text)."""
+    pending: list[int] | None = None
+    for block in _blocks(rows):
+        if pending is not None:
+            if block[0] - pending[-1] - 1 <= TITLE_GAP:
+                yield pending + block, next(iter(rows[pending[0]].values()))
+                pending = None
+                continue
+            yield pending, None
+            pending = None
+        if len(block) == 1 and len(rows[block[0]]) == 1 and \
+                len(next(iter(rows[block[0]].values()))) <= 200:
+            pending = block
+            continue
+        yield block, None
+    if pending is not None:
+        yield pending, None
+
+
+def _letters(col: int) -> str:
+    """Return the column letters of a 1-based column number (28 → AB)."""
+    out = ""
+    while col > 0:
+        col, rem = divmod(col - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def _indent_level(cell: object) -> int:
+    try:
+        return int(getattr(getattr(cell, "alignment", None), "indent", 0) or 0)
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        return 0
+
+
+def _apply_merges(rows: dict[int, dict[int, str]], merges: list[tuple[int, int, int, int]],
+                  budget: int) -> tuple[dict[tuple[int, int], tuple[int, int]], bool]:
+    """Blank the cells merged ranges cover (their text stays in the top-left cell) and
+    return {top-left: (rowspan, colspan)} for ranges whose top-left holds text, plus
+    whether the work budget ran out (a merged-cell storm)."""
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+    keys = sorted(rows)
+    for r0, c0, r1, c1 in merges:
+        if r0 in rows and c0 in rows[r0]:
+            spans[(r0, c0)] = (r1 - r0 + 1, c1 - c0 + 1)
+        i = bisect.bisect_left(keys, r0)
+        while i < len(keys) and keys[i] <= r1:
+            cells = rows[keys[i]]
+            budget -= 1 + min(len(cells), c1 - c0 + 1)
+            if budget < 0:
+                return spans, True
+            if c1 - c0 + 1 < len(cells):
+                doomed = [c for c in range(c0, c1 + 1) if c in cells]
+            else:
+                doomed = [c for c in cells if c0 <= c <= c1]
+            for c in doomed:
+                if (keys[i], c) != (r0, c0):
+                    del cells[c]
+            i += 1
+    for r in [r for r in keys if not rows[r]]:
+        del rows[r]
+    return spans, False
+
+
 def _sheet_path(ws: object) -> str | None:
     path = getattr(ws, "_worksheet_path", None)
     return path if isinstance(path, str) else None
@@ -216,8 +295,6 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
     wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True,
                                 keep_links=False, keep_vba=False)
     b = LayerBuilder(PARSER, VERSION)
-    cell_flags: dict[tuple[int, int, int], tuple[str, ...]] = {}
-    tables = 0
     total_cells = 0
     examined = 0
     truncated = False
@@ -235,6 +312,7 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
                 flags.add("formulas")
             ws.reset_dimensions()  # never trust <dimension>
             rows: dict[int, dict[int, str]] = {}
+            indents: dict[tuple[int, int], float] = {}
             for row_no, row in enumerate(ws.iter_rows(), start=1):
                 examined += len(row)
                 if row_no > limits.max_sheet_rows or examined > 4 * limits.max_table_cells:
@@ -248,6 +326,10 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
                     text = cell_text(value, getattr(cell, "number_format", None))
                     if text.strip():
                         cells[col_no] = text
+                        if isinstance(value, str):
+                            level = _indent_level(cell)
+                            if level:
+                                indents[(row_no, col_no)] = level
                 if not cells:
                     continue
                 total_cells += max(cells) - min(cells) + 1
@@ -255,35 +337,51 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
                     truncated = True
                     break
                 rows[row_no] = cells
-            for r0, c0, r1, c1 in info.merges:
-                for r in [r for r in rows if r0 <= r <= r1]:
-                    for c in [c for c in rows[r] if c0 <= c <= c1 and (r, c) != (r0, c0)]:
-                        del rows[r][c]
-                    if not rows[r]:
-                        del rows[r]
+            spans, cut = _apply_merges(rows, info.merges, 4 * total_cells + 100_000)
+            truncated = truncated or cut
+            hidden_cols = info.hidden_col_mask()
+            spans_by_row: dict[int, list[tuple[int, tuple[int, int]]]] = {}
+            for (r, c), span in spans.items():
+                spans_by_row.setdefault(r, []).append((c, span))
             sheet_flags = ("hidden_text",) if hidden_sheet else ()
             if rows:
                 b.heading(ws.title, 1, flags=sheet_flags)
-            for block in _blocks(rows):
-                cols = sorted({c for r in block for c in rows[r]})
-                c_lo, c_hi = cols[0], cols[-1]
-                grid = [[rows[r].get(c, "") for c in range(c_lo, c_hi + 1)] for r in block]
-                tables += 1
+            for block, caption in _titled_blocks(rows):
+                c_lo = min(c for r in block for c in rows[r])
+                grid: list[list[str]] = []
+                refs: list[list[str | None]] = []
+                cflags: dict[tuple[int, int], tuple[str, ...]] = {}
                 tflags = set(sheet_flags)
-                for ri, r in enumerate(block, start=1):
-                    for c in rows[r]:
+                for ri, r in enumerate(block):
+                    cells = rows.get(r, {})
+                    width = (max(cells) - c_lo + 1) if cells else 0
+                    grid.append([cells.get(c_lo + i, "") for i in range(width)])
+                    refs.append([f"{_letters(c_lo + i)}{r}" if (c_lo + i) in cells else None
+                                 for i in range(width)])
+                    for c, text in cells.items():
                         fl: list[str] = []
                         if (r, c) in info.formulas:
                             fl.append("formula")
-                        if (hidden_sheet or r in info.hidden_rows or info.col_hidden(c)
-                                or HIDDEN_CHARS_RE.search(rows[r][c])):
+                        if (hidden_sheet or r in info.hidden_rows or hidden_cols[min(c, MAX_COL)]
+                                or HIDDEN_CHARS_RE.search(text)):
                             fl.append("hidden_text")
                             tflags.add("hidden_text")
                         if fl:
-                            cell_flags[(tables, ri, c - c_lo + 1)] = tuple(fl)
+                            cflags[(ri, c - c_lo)] = tuple(fl)
+                bspans: dict[tuple[int, int], tuple[int, int]] = {}
+                bindents: dict[tuple[int, int], float] = {}
+                for ri, r in enumerate(block):
+                    for c, (rs, cs) in spans_by_row.get(r, ()):
+                        if c >= c_lo:
+                            bspans[(ri, c - c_lo)] = (bisect.bisect_left(block, r + rs) - ri, cs)
+                    for c in rows[r]:
+                        lvl = indents.get((r, c))
+                        if lvl:
+                            bindents[(ri, c - c_lo)] = float(lvl)
                 if truncated:
                     tflags.add("truncated")
-                b.table(grid, flags=tuple(sorted(tflags)))
+                b.table(grid, flags=tuple(sorted(tflags)), spans=bspans, cell_flags=cflags,
+                        indents=bindents, refs=refs, sheet=ws.title, caption=caption)
         if truncated:
             b.flag("truncated")
     finally:
@@ -291,8 +389,6 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
     for f in flags:
         b.flag(f)
     layer = b.build()
-    if cell_flags:
-        layer = replace(layer, elements=tuple(_with_cell_flags(layer.elements, cell_flags)))
     if len(layer.text) > limits.max_text_chars:
         raise ParseFailure(
             "over_limit",
@@ -301,15 +397,3 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
     if not layer.text.strip():
         raise ParseFailure("empty", "the workbook holds no cell text")
     return layer
-
-
-def _with_cell_flags(elements: Iterable[Element],
-                     cell_flags: dict[tuple[int, int, int], tuple[str, ...]]) -> Iterable[Element]:
-    for e in elements:
-        if e.kind == "cell" and e.row is not None and e.col is not None:
-            m = _LOCATOR_RE.match(e.locator)
-            if m:
-                extra = cell_flags.get((int(m.group(1)), e.row, e.col))
-                if extra:
-                    e = replace(e, flags=tuple(sorted(set(e.flags) | set(extra))))
-        yield e

@@ -9,11 +9,30 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = [[], ["ingest"], ["acl"], ["sources"], ["show"], ["cite"], ["verify"], ["reparse"],
-            ["fsck"], ["eval"], ["eval", "cuad-textlayer"], ["eval", "robustness"],
-            ["eval", "tatqa-cells"]]
+
+
+def commands() -> list[list[str]]:
+    """Return every command path of the CLI, read from the app itself."""
+    import typer.main
+
+    from pincite.cli import app
+
+    root = typer.main.get_command(app)
+    out: list[list[str]] = [[]]
+
+    def walk(group: Any, prefix: list[str]) -> None:
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            out.append([*prefix, name])
+            if hasattr(cmd, "list_commands"):
+                walk(cmd, [*prefix, name])
+
+    walk(root, [])
+    return out
 
 
 def help_text(args: list[str]) -> str:
@@ -26,7 +45,7 @@ def help_text(args: list[str]) -> str:
 def render() -> str:
     parts = ["# CLI reference", "",
              "Generated from `--help` by `scripts/gen_cli_docs.py`; do not edit by hand.", ""]
-    for args in COMMANDS:
+    for args in commands():
         title = " ".join(["pincite", *args])
         parts += [f"## `{title}`", "", "```", help_text(args), "```", ""]
     return "\n".join(parts)

@@ -144,3 +144,35 @@ def test_cli_reference_in_docs_is_current():
                          capture_output=True, text=True, timeout=120,
                          cwd=str(EXAMPLES.parent))
     assert out.returncode == 0, out.stderr
+
+
+def test_tables_and_facts_commands_on_the_example_tender(tmp_path):
+    store = tmp_path / "s"
+    run_cli("ingest", str(EXAMPLES), store=store)
+    out = run_cli("tables", "tender/anexo-tecnico.docx", "--json", store=store)
+    assert out.returncode == 0, out.stderr
+    [table] = [json.loads(x) for x in out.stdout.splitlines()]
+    assert (table["schema_name"], table["n_rows"], table["n_cols"]) == ("pincite.table", 3, 2)
+    cell = next(c for c in table["cells"] if c["text"] == "4")
+    assert (cell["row_path"], cell["column_path"]) == (["Oficial electricista"], ["Número"])
+    assert cell["locator"] == "table 1 / Oficial electricista / Número"
+    facts = run_cli("facts", "tender/pliego.pdf", "--type", "money", "--json", store=store)
+    assert facts.returncode == 0, facts.stderr
+    rows = [json.loads(x) for x in facts.stdout.splitlines()]
+    assert {r["value_type"] for r in rows} == {"money"}
+    turnover = next(r for r in rows if r["value"] == "450.000 euros")
+    assert (turnover["normalized_value"], turnover["currency"]) == ("450000", "EUR")
+    assert turnover["qualifier"] == "igual o superior a"
+    assert turnover["locator"] == "clause 7.1.a"
+    # a fact is a citation: its span verifies
+    cfile = tmp_path / "f.json"
+    cfile.write_text(json.dumps({
+        "doc_id": turnover["doc_id"], "doc_sha256": json.loads(run_cli(
+            "sources", "--json", store=store).stdout.splitlines()[-1])["doc_sha256"],
+        "text_layer": turnover["text_layer"], "locator": turnover["locator"],
+        "char_start": turnover["char_start"], "char_end": turnover["char_end"],
+        "quote": turnover["value"]}))
+    ver = run_cli("verify", str(cfile), "--json", store=store)
+    assert json.loads(ver.stdout)["verify_reason"] == "ok", ver.stdout + ver.stderr
+    bad = run_cli("facts", "tender/pliego.pdf", "--type", "potatoes", store=store)
+    assert bad.returncode == 2

@@ -582,3 +582,12 @@ def test_eval_tatqa_cells_command(tmp_path: Path) -> None:
     assert out["dataset"] == "tatqa-cells" and out["accuracy"] >= 0.98
     p = run_cli("eval", "tatqa-cells", "--data", str(tmp_path / "nowhere"))
     assert p.returncode != 0 and p.stderr.startswith("error:")
+
+
+def test_key_value_table_of_th_td_pairs_has_no_header_row() -> None:
+    grid = [["Tipo de contrato", "Servicios"], ["Procedimiento", "Procedimiento abierto"],
+            ["Presupuesto base", "1.200.000,00 €"]]
+    s = analyse(grid, header_cells={(0, 0), (1, 0), (2, 0)})
+    assert (s.header_rows, s.header_cols) == (0, 1)
+    assert s.row_path(1) == ("Procedimiento",)
+    assert s.column_path(1) == ()

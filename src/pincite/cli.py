@@ -263,6 +263,67 @@ def show(
             typer.echo(layer.text)
 
 
+@app.command()
+def tables(
+    doc: Annotated[str, typer.Argument(help="SOURCE_ID (latest revision) or SOURCE_ID@REVISION.")],
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """List a document's tables with caption, unit, scale, period and header paths per cell.
+
+    Example: pincite tables report.pdf --json
+    """
+    from .canonical import canonical_tables
+
+    with _library(store) as lib:
+        rev, layer = lib.document(_principal(as_), doc)
+        for t in canonical_tables(layer, rev.doc_id):
+            if json_:
+                _emit(t.to_dict())
+                continue
+            where = f"page {t.page}, " if t.page else ""
+            typer.echo(f"{t.locator} ({where}{t.n_rows}x{t.n_cols}, header rows {t.header_rows}, "
+                       f"unit {t.unit or '-'}, scale {t.scale or '-'}, period {t.period_grain or '-'})"
+                       f"{'  ' + t.caption if t.caption else ''}")
+            for c in t.cells:
+                if c.header is None:
+                    typer.echo(f"  {c.locator}: {c.text}")
+
+
+@app.command()
+def facts(
+    doc: Annotated[str, typer.Argument(help="SOURCE_ID (latest revision) or SOURCE_ID@REVISION.")],
+    type_: Annotated[list[str] | None, typer.Option(
+        "--type", help="Keep only these value types: number, money, percent, date, datetime, "
+        "period, duration, text (repeatable).")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """List a document's atomic facts (table cells and typed values in prose), each citable.
+
+    Example: pincite facts tender/pliego.pdf --type money --json
+    """
+    from .errors import UsageError
+    from .facts import extract_facts
+    from .values import VALUE_TYPES
+
+    with _library(store) as lib:
+        bad = [t for t in type_ or [] if t not in VALUE_TYPES]
+        if bad:
+            with _errors():
+                raise UsageError(f"unknown --type {bad[0]!r}: use one of {', '.join(VALUE_TYPES)}")
+        rev, layer = lib.document(_principal(as_), doc)
+        for f in extract_facts(layer, rev.doc_id, types=type_ or None):
+            if json_:
+                _emit(f.to_dict())
+            else:
+                q = f" [{f.qualifier}]" if f.qualifier else ""
+                typer.echo(f"{f.value_type:9} {f.normalized_value or '':>16} {f.value!r}{q}  "
+                           f"@ {f.locator}")
+
+
 def _out(json_: bool, obj: dict[str, Any], text: str) -> None:
     if json_:
         _emit(obj)

@@ -36,6 +36,7 @@ MAX_HEADER_ROWS = 6
 RULE_TOL = 2.0  # points: rulings this close meet
 PROSE_WORDS = 8  # a row with this many words of letters is running text
 _WORD_RE = re.compile(r"^[(\"'“‘]?[^\W\d_]{2,}(?:[-'’][^\W\d_]+)*[)\"'”’.,;:!?]*$")
+_TOKEN_RE = re.compile(r"\S+")
 _FILLER_RE = re.compile(r"^(?:[.·…]{3,}|[-_=–—]{3,}|[.\s]{5,})$")
 _LEADER_RE = re.compile(r"[.·…]{3,}|_{3,}")
 _CAPTION_RE = re.compile(
@@ -117,48 +118,44 @@ def worth_a_look(page: Page) -> bool:
 
 def _band(ln: Line) -> tuple[float, float]:
     """Return the line's top and bottom as most of its glyphs set them (a symbol font's
-    bullet can have a box several lines tall)."""
-    tops = sorted(b[1] for b in ln.boxes if b != ZERO)
-    bottoms = sorted(b[3] for b in ln.boxes if b != ZERO)
-    if not tops:
+    bullet can have a box several lines tall); a sample of glyphs is enough."""
+    boxes = ln.boxes
+    step = max(1, len(boxes) // 9)
+    sample = [b for b in boxes[::step] if b != ZERO]
+    if not sample:
         return ln.dbox[1], ln.dbox[3]
+    tops = sorted(b[1] for b in sample)
+    bottoms = sorted(b[3] for b in sample)
     return tops[len(tops) // 2], bottoms[len(bottoms) // 2]
 
 
-def line_words(ln: Line) -> list[Word]:
-    """Return the words of a line (leaders split off and marked as fillers)."""
+def line_words(ln: Line, band: tuple[float, float] | None = None) -> list[Word]:
+    """Return the words of a line (leaders split off and marked as fillers), each with
+    the x extent of its glyphs and the line's usual top and bottom."""
     text, boxes = ln.text, ln.boxes
-    band_top, band_bottom = _band(ln)
-    tall = 1.5 * (band_bottom - band_top)
+    top, bottom = band or _band(ln)
     out: list[Word] = []
-    n = len(text)
-    k = 0
-    while k < n:
-        while k < n and text[k].isspace():
-            k += 1
-        if k >= n:
-            break
-        e = k
-        while e < n and not text[e].isspace():
-            e += 1
-        token = text[k:e]
+    for m in _TOKEN_RE.finditer(text):
+        k, e = m.span()
+        token = m.group()
         pieces = [(k, e, False)]
-        m = _LEADER_RE.search(token)
-        if m is not None and (m.start() or m.end() < len(token)):
+        lm = _LEADER_RE.search(token)
+        if lm is not None and (lm.start() or lm.end() < len(token)):
             pieces = [(k + a, k + b, f) for a, b, f in (
-                (0, m.start(), False), (m.start(), m.end(), True), (m.end(), len(token), False))
-                if b > a]
+                (0, lm.start(), False), (lm.start(), lm.end(), True),
+                (lm.end(), len(token), False)) if b > a]
         for a, b, filler in pieces:
-            bx = [bb for bb in boxes[a:b] if bb != ZERO]
-            if not bx:
+            i, j = a, b - 1
+            while i <= j and boxes[i] == ZERO:
+                i += 1
+            while j >= i and boxes[j] == ZERO:
+                j -= 1
+            if i > j:
                 continue
-            top, bottom = min(x[1] for x in bx), max(x[3] for x in bx)
-            if bottom - top > tall:
-                top, bottom = band_top, band_bottom
-            w = Word(ln, a, b, min(x[0] for x in bx), top, max(x[2] for x in bx), bottom)
+            bi, bj = boxes[i], boxes[j]
+            w = Word(ln, a, b, min(bi[0], bj[0]), top, max(bi[2], bj[2]), bottom)
             w.filler = filler or bool(_FILLER_RE.match(text[a:b]))
             out.append(w)
-        k = e
     return out
 
 
@@ -166,8 +163,9 @@ def text_rows(lines: list[Line]) -> list[Row]:
     """Return the rows of `lines`, top to bottom, each with its words left to right."""
     rows: list[Row] = []
     banded = sorted(((_band(ln), ln) for ln in lines), key=lambda t: t[0][0])
-    for (top, bottom), ln in banded:
-        words = line_words(ln)
+    for band, ln in banded:
+        top, bottom = band
+        words = line_words(ln, band)
         if not words:
             continue
         if rows:

@@ -194,7 +194,11 @@ def analyse(grid: Sequence[Sequence[str]],
         if header_rows >= n_rows > 1:
             header_rows = 1  # every row marked: only the first is a header
     stub = 1 if n_cols > 1 else 0
-    if not header_rows:
+    # a first row that opens with a marked header followed by unmarked cells is a body row
+    # with a row header (a key/value table of <th>/<td> pairs): the markup has spoken
+    first = filled(0) if n_rows else []
+    row_headed = bool(marked) and not header_rows and bool(first) and (0, first[0]) in marked
+    if not header_rows and not row_headed:
         header_rows = _detect_header_rows(texts, kinds, stub)
         if stub and _col0_all_values(kinds, header_rows, n_rows):
             stub = 0

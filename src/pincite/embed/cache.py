@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SchemaTooNew, StoreError
-from .embedder import Embedded, EmbedShortcuts, Embedder, Role, prefixed
+from .embedder import Embedded, Embedder, EmbedShortcuts, Role, prefixed
 from .space import EmbeddingSpace, SpaceMismatch
 
 CACHE_FILENAME = "embeddings.sqlite"

@@ -8,6 +8,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import UsageError
 from .space import EmbeddingSpace
 
 Role = Literal["document", "query"]
@@ -63,7 +64,7 @@ class EmbedShortcuts:
 def prefixed(space: EmbeddingSpace, texts: Sequence[str], role: Role) -> list[str]:
     """The exact model input for each text: the role's prefix, then the text."""
     if role not in ROLES:
-        raise ValueError(f"role must be one of {ROLES}, got {role!r}")
+        raise UsageError(f"embedding role must be one of {', '.join(ROLES)}, got {role!r}")
     prefix = space.query_prefix if role == "query" else space.document_prefix
     return [prefix + t for t in texts]
 

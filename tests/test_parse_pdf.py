@@ -14,7 +14,7 @@ from pincite.errors import ParseFailure
 from pincite.evals.textlayer import cuad_textlayer
 from pincite.limits import Limits
 from pincite.model import TextLayer
-from pincite.parse import layout, pdf
+from pincite.parse import layout, pdf, pdf_builder
 
 from .conftest import DATA
 
@@ -286,17 +286,17 @@ def test_damaged_pdfs_only_raise_parse_failure() -> None:
 
 
 def test_bulk_builder_matches_layer_builder(contract: TextLayer) -> None:
-    """pdf._Builder only speeds up LayerBuilder's geometry steps: same layer out."""
+    """pdf_builder.GeometryBuilder only speeds up LayerBuilder's geometry steps: same layer out."""
     geo = contract.geometry
     assert geo is not None
     blocks = [e for e in contract.elements if e.kind in ("heading", "paragraph")]
     layers = []
-    for cls in (pdf._Builder, layout.LayerBuilder):
+    for cls in (pdf_builder.GeometryBuilder, layout.LayerBuilder):
         b = cls("pdf", "1")
         for p, (w, h) in enumerate(contract.page_sizes, 1):
             b.page_size(p, w, h)
         for e in blocks:
-            g = pdf._Geo()
+            g = pdf_builder.Geo()
             g.pages = list(geo.pages[e.char_start:e.char_end])
             g.boxes = list(geo.boxes[e.char_start:e.char_end])
             text = contract.text[e.char_start:e.char_end]

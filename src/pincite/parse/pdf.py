@@ -5,6 +5,9 @@ per-character boxes). This module then
 
 - puts the lines of a one-column page top to bottom (some generators write a page out of
   order),
+- takes the tables out of the lines (`pdf_tables`: ruled and unruled, a table continued
+  on the next page joined into one) and puts each back in the reading flow as a table
+  block, with the caption stated just above it (`pdf_table_flow`),
 - drops running headers/footers (the same text at the same height on many pages) and page
   numbers from the reading flow, so a paragraph that crosses a page break stays one span,
 - groups lines into paragraphs by vertical gaps, short lines and clause numbers, and joins
@@ -14,6 +17,8 @@ per-character boxes). This module then
 - keeps text nobody can see (invisible render mode, white on nothing, off the page) in its
   own paragraphs flagged `hidden_text`,
 - marks short lines set larger, or bold among non-bold body text, as headings.
+
+Version 2 adds the tables (version 1 read them as paragraphs).
 
 Boxes are `(x0, top, x1, bottom)` in points, origin at the top-left of the page as shown.
 """
@@ -25,17 +30,17 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
 from ctypes import c_void_p
 from dataclasses import dataclass, field
-from itertools import compress, pairwise
+from itertools import pairwise
 from typing import Any
 
 from ..errors import ParseFailure
 from ..limits import Limits
-from ..model import Box, TextLayer
-from .layout import CharGeom, ClauseMark, LayerBuilder, clause_mark
-from .pdf_lines import HYPHEN_MARK, HYPHENS, ZERO, Line, Page, pdfium_fns, read_page
+from ..model import TextLayer
+from .layout import ClauseMark, clause_mark
+from .pdf_builder import Geo, GeometryBuilder
+from .pdf_lines import HYPHEN_MARK, HYPHENS, Line, Page, pdfium_fns, read_page
 from .pdf_running import drop_running
 from .pdf_table_flow import TableBlock, caption_of, cut_tables, emit, place
 
@@ -52,42 +57,11 @@ _WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _BULLET_RE = re.compile(r"^[•◦▪▫●○■□‣⁃∙·*–—-]\s")
 
 
-class _Geo(Sequence[tuple[int, Box] | None]):
-    """Per-character geometry of a block as two parallel lists (page 0: no box)."""
-
-    __slots__ = ("pages", "boxes", "first")
-
-    def __init__(self) -> None:
-        self.pages: list[int] = []
-        self.boxes: list[Box] = []
-        self.first: tuple[int, Box] | None = None  # union box on the first page, if known
-
-    def __len__(self) -> int:
-        return len(self.pages)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        p = self.pages[i]
-        return (p, self.boxes[i]) if p else None
-
-    def add_line(self, ln: Line) -> None:
-        start = len(self.pages)
-        self.pages.extend([ln.page] * len(ln.text))
-        for h in ln.holes:
-            self.pages[start + h] = 0
-        self.boxes.extend(ln.boxes)
-
-    def add_gap(self) -> None:
-        self.pages.append(0)
-        self.boxes.append(ZERO)
-
-
 @dataclass(slots=True)
 class _Para:
     lines: list[Line]
     text: str = ""
-    geo: _Geo = field(default_factory=_Geo)
+    geo: Geo = field(default_factory=Geo)
 
 
 # ---- paragraphs ------------------------------------------------------------------------
@@ -392,45 +366,6 @@ def _heading_levels(paras: list[_Para]) -> dict[int, int]:
 # ---- the parser -------------------------------------------------------------------------
 
 
-class _Builder(LayerBuilder):
-    """`LayerBuilder` with its per-character geometry steps done in bulk.
-
-    Same results as the base class (a test checks it): a PDF layer has a box for nearly
-    every character, and the base class's per-character loops would cost about as much as
-    reading the PDF.
-    """
-
-    _hint: tuple[int, int, tuple[int, Box] | None] | None = None  # the last block pushed
-
-    def _push(self, text: str, geom: CharGeom | None) -> None:
-        if not isinstance(geom, _Geo):
-            LayerBuilder._push(self, text, geom)
-            return
-        if len(geom) != len(text):
-            raise ValueError("geometry must have one entry per character")
-        self._parts.append(text)
-        self._hint = (self._len, self._len + len(text), geom.first)
-        self._len += len(text)
-        self._has_geometry = True
-        self._geo_pages.extend(geom.pages)
-        self._geo_boxes.extend(geom.boxes)
-
-    def _where(self, start: int, end: int, page: int | None) -> tuple[int | None, Box | None]:
-        hint = self._hint
-        if hint is not None and hint[2] is not None and hint[:2] == (start, end):
-            return hint[2]  # the union of the block's line boxes on its first page
-        if not self._has_geometry:
-            return page, None
-        pages = self._geo_pages[start:end]
-        first = min((p for p in set(pages) if p), default=0)
-        if not first:
-            return page, None
-        boxes = self._geo_boxes[start:end]
-        keep = pages if len(set(pages) - {0}) == 1 else map(first.__eq__, pages)
-        x0, top, x1, bottom = zip(*compress(boxes, keep), strict=True)
-        return first, (min(x0), min(top), max(x1), max(bottom))
-
-
 def _open(data: bytes, password: str | None) -> Any:
     import pypdfium2 as pdfium
 
@@ -479,7 +414,7 @@ def _read(data: bytes, password: str | None, limits: Limits) -> list[Page]:
 
 
 def _layer(pages: list[Page]) -> TextLayer:
-    builder = _Builder(PARSER, VERSION)
+    builder = GeometryBuilder(PARSER, VERSION)
     for p in pages:
         builder.page_size(p.number, p.width, p.height)
     if not any(p.lines for p in pages):

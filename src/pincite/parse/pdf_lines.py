@@ -26,7 +26,7 @@ from .pdf_objects import Rule, page_objects
 
 GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
 GAP_TIGHT = 0.12  # … or wider than this one before a word that starts after a number
-GAP_WIDE = 0.9  # a gap wider than this × line height may part two table cells
+GAP_WIDE = 0.75  # a gap wider than this × line height may part two table cells
 _CLOSERS = ".,;:)]}\u201d\""  # not apostrophes: "don't" is one word
 HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
@@ -34,6 +34,8 @@ ZERO: Box = (0.0, 0.0, 0.0, 0.0)
 _BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
 _CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
 _CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
+_ENUM_RE = re.compile(r"[\s(\[]*(?:§\s*|section\s+|article\s+)?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxlc]{1,5})[.):\]]?\s*$",
+                      re.IGNORECASE)
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 
 _FN: Any = None
@@ -121,8 +123,14 @@ class Page:
     chars: int
     frame_height: float = 0.0
     turned: bool = False  # the text reads in another frame than the page as shown
-    hrules: list[tuple[float, float, float]] = field(default_factory=list)  # (y, x0, x1)
-    vrules: list[tuple[float, float, float]] = field(default_factory=list)  # (x, top, bottom)
+    rules: list[Rule] = field(default_factory=list)  # ruling lines in PDF space
+    to_shown: Any = None  # maps PDF box columns to the page as shown (see `_transform`)
+
+    def rulings(self) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+        """Return the rulings as shown: horizontal (y, x0, x1), vertical (x, top, bottom)."""
+        if not self.rules:
+            return [], []
+        return _shown_rules(self.rules, self.to_shown)
 
 
 def _frame(fn: Any, page: int) -> tuple[float, float, float, float]:
@@ -253,7 +261,7 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
                         generated, hidden_mask)
         out = Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None)
         if rules:
-            out.hrules, out.vrules = _shown_rules(rules, transform)
+            out.rules, out.to_shown = rules, transform
         return out
     finally:
         if textpage:
@@ -317,8 +325,9 @@ class _PageText:
                 if abs(Y0[q] - Y0[p]) > 0.6 * h and abs(Y1[q] - Y1[p]) > 0.6 * h:
                     cuts.append((q, True))
                     continue
-                if X0[q] - X1[p] > GAP_WIDE * h:
-                    wide.append(q)
+                if X0[q] - X1[p] > GAP_WIDE * h and not (
+                        p - a < 12 and _ENUM_RE.match(text, a, p + 1)):
+                    wide.append(q)  # not the gap after a list number ("(a)   The …")
                 if p == k and q == k + 1 and gaps[k] > GAP_TIGHT * h and text[k] not in HYPHENS:
                     c0, c1 = text[k], text[q]
                     # a narrower gap is a space where a word starts after a number or a

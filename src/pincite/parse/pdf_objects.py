@@ -168,9 +168,12 @@ def page_objects(fn: Any, page: int, frame: tuple[float, float, float, float]
                     continue
                 if b[2] - b[0] >= big_w and b[3] - b[1] >= big_h:
                     continue  # a page background or frame
+                box = b if top else _bounds(pm, b)
+                if min(box[2] - box[0], box[3] - box[1]) <= THIN:
+                    _box_rules(box, rules, stroked)  # a line, however it is drawn
+                    continue
                 n = fn.path_count(obj)
                 if n <= 5 or n > MAX_SEGMENTS:
-                    box = b if top else _bounds(pm, b)
                     _box_rules(box, rules, stroked)
                 else:
                     m = _mul(rd.obj_matrix(obj), pm)

@@ -20,12 +20,13 @@ from ..model import Box
 from .layout import LayerBuilder
 from .pdf_grid import Cell, Grid
 from .pdf_lines import HYPHEN_MARK, Line, Page
-from .pdf_tables import Word, find_tables
+from .pdf_tables import find_tables
+from .pdf_words import Word
 
 CAPTION_RE = re.compile(
     r"^(?:table|tab\.|exhibit|schedule|annex|appendix|tabla|cuadro|tableau|tabelle|tabella|"
     r"anexo|anexe|tableau)\s*[\w.\-–]*\s*[:.\-–—|]?\s", re.IGNORECASE)
-MAX_CAPTION = 300
+MAX_CAPTION = 600
 COLUMN_TOL = 12.0  # points: columns of a continued table line up this closely
 
 
@@ -91,19 +92,21 @@ def _rest(ln: Line, words: list[Word]) -> list[Line]:
 
 
 def _slice(ln: Line, a: int, b: int) -> Line:
+    """Return `ln.text[a:b]` (spaces trimmed) as a line of its own (pages with tables are
+    upright: the line's frame is the page as shown)."""
     text = ln.text
     while a < b and text[a].isspace():
         a += 1
     while b > a and text[b - 1].isspace():
         b -= 1
     boxes = ln.boxes[a:b]
-    real = [bx for k, bx in enumerate(boxes) if k + a not in set(ln.holes)] or boxes
+    holes = set(ln.holes)
+    real = [bx for k, bx in enumerate(boxes) if k + a not in holes] or boxes
     x0, top = min(bx[0] for bx in real), min(bx[1] for bx in real)
     x1, bottom = max(bx[2] for bx in real), max(bx[3] for bx in real)
-    holes = [h - a for h in ln.holes if a <= h < b]
-    return Line(ln.page, text[a:b], boxes, holes, x0, top, x1, bottom, ln.height, ln.bold,
-                ln.hidden, (x0, top, x1, bottom), ln.hyphen_join and b == len(text),
-                ln.page_break)
+    return Line(ln.page, text[a:b], boxes, [h - a for h in ln.holes if a <= h < b],
+                x0, top, x1, bottom, ln.height, ln.bold, ln.hidden, (x0, top, x1, bottom),
+                ln.hyphen_join and b == len(text), ln.page_break)
 
 
 def place(pages: list[Page], blocks: dict[int, list[TableBlock]], order: dict[int, float]

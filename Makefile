@@ -29,6 +29,8 @@ run: venv
 	$(PINCITE) --store $(STORE) cite tender/anuncio.html --as demo:ana:analysts \
 		--quote "Procedimiento abierto" --json | tee -a $(RUNDIR)/citations.jsonl
 	$(PINCITE) --store $(STORE) verify $(RUNDIR)/citations.jsonl --as demo:ana:analysts
+	$(PINCITE) --store $(STORE) search "solvencia económica" --as demo:ana:analysts --k 3
+	$(PINCITE) --store $(STORE) ask "¿Cuándo finaliza el plazo de presentación de ofertas?" --as demo:ana:analysts
 	@echo "--- another tenant sees nothing:"
 	-$(PINCITE) --store $(STORE) cite tender/pliego.pdf --as other:eve --quote "450.000"
 

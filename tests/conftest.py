@@ -12,6 +12,9 @@ import pytest
 import pincite
 from pincite.model import Principal
 
+# Index generations built by `ingest` in tests use the model-free hash embedder.
+os.environ.setdefault("PINCITE_EMBEDDER", "hash")
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 EXAMPLES = ROOT / "examples"

@@ -163,7 +163,7 @@ def test_text_layer_pickles_and_only_model_classes_come_back() -> None:
         elements=(Element("page", 0, 2, "p. 1", page=1, bbox=(0.0, 0.0, 10.0, 10.0),
                           heading_path=("A",), flags=("hidden_text",)),),
         page_count=1, page_sizes=((612.0, 792.0),),
-        geometry=Geometry((1, 1), ((0.0, 0.0, 5.0, 10.0), (5.0, 0.0, 10.0, 10.0))),
+        geometry=Geometry.from_lists((1, 1), ((0.0, 0.0, 5.0, 10.0), (5.0, 0.0, 10.0, 10.0))),
         flags=("active_content",),
     )
     assert pickle.loads(pickle.dumps(layer)) == layer

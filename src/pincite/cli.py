@@ -100,10 +100,16 @@ def ingest(
         "--acl", help="ACL entry: user:NAME, group:NAME or * (repeatable; new sources default to *).")] = None,
     source_id: Annotated[str | None, typer.Option("--id", help="Source id (one file only).")] = None,
     password: Annotated[str | None, typer.Option("--password", help="Password of encrypted PDFs.")] = None,
+    no_publish: Annotated[bool, typer.Option(
+        "--no-publish", help="Do not build and publish an index generation afterwards.")] = False,
+    embedder: Annotated[str | None, typer.Option(
+        "--embedder", help="Embedder of the generation built afterwards: minilm or hash "
+        "(default: $PINCITE_EMBEDDER, else minilm when the 'embed' extra is installed).")] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Ingest documents: new bytes become a revision, bad input is quarantined with a reason.
+    Then build and publish an index generation for what changed (unless --no-publish).
 
     Example: pincite ingest examples/ --tenant acme --acl group:legal --json
     """
@@ -143,6 +149,10 @@ def ingest(
                 extra = f" {r.reason}: {r.detail}" if r.status == "quarantined" else ""
                 flags = f" [{', '.join(r.flags)}]" if r.flags else ""
                 typer.echo(f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
+        if not no_publish:
+            from .cli_search import publish_after_ingest
+
+            publish_after_ingest(lib, embedder, quiet=json_)
 
 
 @app.command()
@@ -517,6 +527,30 @@ def eval_tatqa_cells(
                        f"{f['cell']!r}: {', '.join(f['problems'])}")
 
 
+@eval_app.command("icdar2013")
+def eval_icdar2013(
+    data: Annotated[Path, typer.Option("--data", help="An ICDAR 2013 split folder (NAME.pdf, NAME-str.xml, NAME-reg.xml).")],
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Table detection and cell adjacency on ICDAR 2013, pincite beside pdfplumber.
+
+    Example: pincite eval icdar2013 --data ../shared/data/icdar2013_tables/dev
+    """
+    from .evals.icdar import run_icdar2013
+
+    with _errors():
+        result = run_icdar2013(data, store_url=store)
+    if json_:
+        _emit(result)
+        return
+    typer.echo(f"{result['documents']} documents, {result['systems']['pincite']['tables']} gold tables")
+    typer.echo(f"{'system':12} {'det P':>6} {'det R':>6} {'adj P':>6} {'adj R':>6} {'adj F1':>7} {'seconds':>8}")
+    for name, r in result["systems"].items():
+        typer.echo(f"{name:12} {r['detection_precision']:6.3f} {r['detection_recall']:6.3f} "
+                   f"{r['precision']:6.3f} {r['recall']:6.3f} {r['f1']:7.3f} {r['seconds']:8.2f}")
+
+
 @eval_app.command("robustness")
 def eval_robustness(
     dirs: Annotated[list[Path], typer.Argument(help="Folders (or files) to ingest.")],
@@ -542,6 +576,16 @@ def eval_robustness(
             typer.echo(f"  flag   {k:16} {v}")
     if result["crashes"] or result["hangs"]:
         raise typer.Exit(1)
+
+
+def _register_retrieval_commands() -> None:
+    """Add `search`, `ask`, `delete` and `index …` (defined in cli_search)."""
+    from . import cli_search
+
+    cli_search.register(app, sys.modules[__name__])
+
+
+_register_retrieval_commands()
 
 
 def main() -> None:

@@ -19,6 +19,13 @@ POINTS = (
     "ingest.after_blob",
     "ingest.before_commit",
     "ingest.after_commit",
+    "gen.vectors_write",
+    "gen.vectors_fsync",
+    "gen.fts_written",
+    "gen.before_pointer_swap",
+    "gen.pointer_swap",
+    "gen.after_pointer_swap",
+    "delete.tombstone",
 )
 
 

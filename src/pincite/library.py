@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import NotFound, UsageError
 from .limits import Limits
 from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
 from .resolve import resolve_doc, visible_source
-from .sources.ingest import IngestResult, Ingestor, reparse_revision
+from .sources.ingest import Ingestor, IngestResult, reparse_revision
 from .store import QuarantineRecord, open_store
 from .store.fsck import FsckReport, fsck
 from .verify import Verifier
+
+if TYPE_CHECKING:
+    from .ask import AskResult
+    from .deletion import DeleteResult
+    from .embed import Embedder
+    from .evidence import EvidenceBundle
+    from .index import BuildResult
+    from .ranking import RankingPolicy
+    from .rerank import Reranker
+    from .store.index_store import GenerationRow
 
 
 def open_library(url: str | Path) -> Library:
@@ -154,3 +165,92 @@ class Library:
     def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
         """Check the store and reclaim debris of interrupted writes."""
         return fsck(self.store, grace_seconds=grace_seconds)
+
+    # ---- index generations ------------------------------------------------------------
+
+    def build_index(self, embedder: Embedder | None = None, *, policy: RankingPolicy | None = None,
+                    progress: bool = False) -> BuildResult:
+        """Build a new generation in the shadow (not published); see `pincite.index.build`."""
+        from .embedders import open_embedder
+        from .index import build
+        from .ranking import DEFAULT_POLICY
+
+        return build(self.store, embedder or open_embedder(), policy=policy or DEFAULT_POLICY,
+                     progress=progress)
+
+    def publish_index(self, gen_id: str) -> GenerationRow:
+        """Check a generation and make it the one readers use, in one transaction."""
+        from .index import publish
+
+        return publish(self.store, gen_id)
+
+    def rollback_index(self) -> GenerationRow:
+        """Switch readers back to the previous published generation."""
+        from .index import rollback
+
+        return rollback(self.store)
+
+    def update_index(self, embedder: Embedder | None = None, *, progress: bool = False,
+                     keep: int | None = None) -> BuildResult | None:
+        """Build and publish a generation when the published one misses revisions (or is in
+        another embedding space); prune old generations; None when nothing was needed."""
+        from .embedders import open_embedder
+        from .index import DEFAULT_KEEP, GenerationInvalid, build, needs_build, prune, publish
+
+        emb = embedder or open_embedder()
+        if not needs_build(self.store, emb.space):
+            return None
+        result = build(self.store, emb, progress=progress)
+        if result.state != "ready":
+            raise GenerationInvalid(result.gen_id, list(result.problems))
+        publish(self.store, result.gen_id)
+        prune(self.store, keep or DEFAULT_KEEP)
+        return result
+
+    def generations(self) -> list[GenerationRow]:
+        """Every generation, oldest first."""
+        return self.store.generations()
+
+    def generation(self, gen_id: str | None = None) -> GenerationRow:
+        """A generation by id, or the published one."""
+        gid = gen_id or self.store.pointer()[0]
+        g = self.store.generation(gid) if gid else None
+        if g is None:
+            raise NotFound("generation", gid or "(published)")
+        return g
+
+    # ---- retrieval ------------------------------------------------------------------------
+
+    def search(self, principal: Principal, query: str, *, k: int = 10, as_of: str | None = None,
+               filters: Mapping[str, Any] | None = None, budgets: Mapping[str, Any] | None = None,
+               embedder: Embedder | None = None, reranker: Reranker | None = None,
+               channels: Sequence[str] = ("bm25", "dense"),
+               generation: str | None = None) -> EvidenceBundle:
+        """Authorized hybrid search; see `pincite.retrieve.search`."""
+        from .retrieve import search
+
+        return search(self.store, query, principal, as_of=as_of, filters=filters, k=k,
+                      budgets=budgets, embedder=embedder, reranker=reranker, channels=channels,
+                      generation=generation)
+
+    def ask(self, principal: Principal, question: str, *, as_of: str | None = None,
+            filters: Mapping[str, Any] | None = None, embedder: Embedder | None = None,
+            reranker: Reranker | None = None) -> AskResult:
+        """The passages that answer `question`, with verified citations, or not_found."""
+        from .ask import ask
+
+        return ask(self.store, question, principal, as_of=as_of, filters=filters,
+                   embedder=embedder, reranker=reranker)
+
+    def delete(self, principal: Principal, source_id: str, *, purge: bool = False) -> DeleteResult:
+        """Delete a source (a tombstone, honoured at once); `purge` also removes its bytes."""
+        from .deletion import delete_source
+
+        return delete_source(self.store, principal, source_id, purge=purge)
+
+    def diff_generations(self, principal: Principal, gen_a: str, gen_b: str,
+                         queries: Sequence[str], *, k: int = 10) -> list[dict[str, Any]]:
+        """Run queries against two generations; return what moved per query."""
+        from .generation_diff import diff_generations
+
+        return diff_generations(self.store, principal, gen_a, gen_b, queries, k=k)

@@ -8,7 +8,10 @@ Pages are 1-based.
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
 from .errors import InvalidCitation, UsageError
@@ -34,6 +37,7 @@ VERIFY_REASONS = (
     "offsets_mismatch",
     "locator_mismatch",
     "unknown_document",
+    "source_deleted",
 )
 VERIFIED_REASONS = ("ok", "superseded")
 ELEMENT_KINDS = ("page", "heading", "paragraph", "list_item", "clause", "table", "cell")
@@ -203,34 +207,69 @@ class Element:
         return d
 
 
+class _BoxView(Sequence[Box]):
+    """Read-only view of a flat float array as 4-tuples."""
+
+    __slots__ = ("_flat",)
+
+    def __init__(self, flat: array) -> None:
+        self._flat = flat
+
+    def __len__(self) -> int:
+        return len(self._flat) // 4
+
+    def __getitem__(self, i: Any) -> Any:
+        f = self._flat
+        if isinstance(i, slice):
+            return [(f[4 * k], f[4 * k + 1], f[4 * k + 2], f[4 * k + 3])
+                    for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        return (f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3])
+
+
 @dataclass(frozen=True, slots=True)
 class Geometry:
     """Per-character page numbers and boxes, parallel to a text layer (PDF only).
 
     `pages[i] == 0` marks a character the parser inserted (a joining space or newline);
-    it has no box.
+    it has no box. Stored packed (`array('H')` pages, `array('f')` four floats per
+    character), so a layer crosses the sandbox pipe and the store as bytes.
     """
 
-    pages: tuple[int, ...]
-    boxes: tuple[Box, ...]
+    pages: array
+    flat: array
+
+    @classmethod
+    def from_lists(cls, pages: Sequence[int], boxes: Sequence[Box]) -> Geometry:
+        """Return the geometry of per-character page numbers and boxes."""
+        return cls(array("H", pages), array("f", chain.from_iterable(boxes)))
+
+    @property
+    def boxes(self) -> Sequence[Box]:
+        return _BoxView(self.flat)
 
     def span_boxes(self, start: int, end: int) -> list[tuple[int, Box]]:
         """Return one union box per page for the characters in `[start, end)`."""
         out: dict[int, list[float]] = {}
-        pages, boxes = self.pages, self.boxes
+        pages, f = self.pages, self.flat
         for i in range(max(0, start), min(end, len(pages))):
             p = pages[i]
             if not p:
                 continue
-            b = boxes[i]
+            k = 4 * i
             cur = out.get(p)
             if cur is None:
-                out[p] = [b[0], b[1], b[2], b[3]]
+                out[p] = [f[k], f[k + 1], f[k + 2], f[k + 3]]
             else:
-                cur[0] = min(cur[0], b[0])
-                cur[1] = min(cur[1], b[1])
-                cur[2] = max(cur[2], b[2])
-                cur[3] = max(cur[3], b[3])
+                if f[k] < cur[0]:
+                    cur[0] = f[k]
+                if f[k + 1] < cur[1]:
+                    cur[1] = f[k + 1]
+                if f[k + 2] > cur[2]:
+                    cur[2] = f[k + 2]
+                if f[k + 3] > cur[3]:
+                    cur[3] = f[k + 3]
         return [(p, (b[0], b[1], b[2], b[3])) for p, b in sorted(out.items())]
 
 

@@ -7,6 +7,8 @@ A provenance entry verifies when, in this order:
    that of the quote (else `offsets_mismatch`);
 4. the locator at `char_start` equals `locator` (else `locator_mismatch`).
 A verified entry whose revision has a newer one says `superseded` (still verified).
+A document that was deleted says `source_deleted` to a principal of its tenant whom its
+ACL at deletion allowed to read it, and `unknown_document` to everyone else.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from .compare import FoldedText, same_text
 from .errors import NotFound, QuoteNotFound
 from .locate import LocatorIndex
-from .model import Citation, Principal, Revision, TextLayer
+from .model import Citation, Principal, Revision, TextLayer, acl_allows, split_doc_id
 from .resolve import resolve_doc
 from .store import Store
 
@@ -99,7 +101,7 @@ class Verifier:
         """Return the verify reason for one entry (see the module docstring)."""
         rev = self.revision(c.doc_id)
         if rev is None or "@" not in c.doc_id:
-            return "unknown_document"
+            return self._missing_reason(c.doc_id)
         if c.doc_sha256 != rev.sha256 or not self.bytes_match(rev):
             return "document_changed"
         loaded = self.layer(rev, c.text_layer or None)
@@ -113,6 +115,16 @@ class Verifier:
         if loaded.index.locator_at(c.char_start) != c.locator:
             return "locator_mismatch"
         return "superseded" if rev.valid_to is not None else "ok"
+
+    def _missing_reason(self, doc_id: str) -> str:
+        """`source_deleted` for a deleted revision the principal could read, else unknown."""
+        source_id, rev_id = split_doc_id(doc_id)
+        if rev_id is None:
+            return "unknown_document"
+        tomb = self.store.tombstone_for(self.principal.tenant, source_id, int(rev_id[1:]))
+        if tomb is not None and acl_allows(tomb.acl, self.principal):
+            return "source_deleted"
+        return "unknown_document"
 
     def verify(self, c: Citation) -> Citation:
         """Return the entry with `quote_verified` and `verify_reason` set by this check."""

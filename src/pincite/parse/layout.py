@@ -165,11 +165,13 @@ class LayerBuilder:
     def _where(self, start: int, end: int, page: int | None) -> tuple[int | None, Box | None]:
         if not self._has_geometry:
             return page, None
-        geo = Geometry(tuple(self._geo_pages[start:end]), tuple(self._geo_boxes[start:end]))
-        spans = geo.span_boxes(0, end - start)
-        if not spans:
+        pages = self._geo_pages[start:end]
+        first = min((p for p in pages if p), default=0)
+        if not first:
             return page, None
-        return spans[0]
+        boxes = [b for p, b in zip(pages, self._geo_boxes[start:end], strict=True) if p == first]
+        return first, (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                       max(b[2] for b in boxes), max(b[3] for b in boxes))
 
     # ---- structure ----------------------------------------------------------------
 
@@ -332,7 +334,7 @@ class LayerBuilder:
         geometry = None
         page_count = max(self._page_sizes) if self._page_sizes else 0
         if self._has_geometry:
-            geometry = Geometry(tuple(self._geo_pages), tuple(self._geo_boxes))
+            geometry = Geometry.from_lists(self._geo_pages, self._geo_boxes)
             spans: dict[int, list[int]] = {}
             for i, p in enumerate(self._geo_pages):
                 if p:

@@ -116,5 +116,5 @@ class GeometryBuilder(LayerBuilder):
             pages.append(Element("page", a, b, f"page {p}", p, (0.0, 0.0, w, h)))
         elements = sorted(list(layer.elements) + pages, key=lambda e: (e.char_start, -e.char_end))
         return replace(layer, elements=tuple(elements),
-                       geometry=Geometry(tuple(self._geo_pages), tuple(self._geo_boxes)))
+                       geometry=Geometry.from_lists(self._geo_pages, self._geo_boxes))
 

@@ -61,7 +61,8 @@ _DETAIL_MAX = 300
 _FSIZE_BYTES = 1 << 20
 _READY = b"ready"
 _REPLY_CLASSES = frozenset({("pincite.model", "TextLayer"), ("pincite.model", "Element"),
-                            ("pincite.model", "Geometry")})
+                            ("pincite.model", "Geometry"), ("array", "_array_reconstructor"),
+                            ("array", "array")})
 
 
 class ParserSandbox:

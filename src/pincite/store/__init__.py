@@ -12,11 +12,12 @@ from typing import Protocol
 from ..errors import UsageError
 from ..model import Revision, Source, TextLayer
 from .blobs import BlobStore
+from .index_store import Tombstone
 from .sqlite import QuarantineRecord, SQLiteStore
 
 
 class Store(Protocol):
-    """What every backend provides to the stages."""
+    """What every backend provides to the stages (retrieval's part: `index_store.IndexTables`)."""
 
     backend: str
     blobs: BlobStore
@@ -36,6 +37,7 @@ class Store(Protocol):
     def add_text_layer(self, rev: Revision, layer: TextLayer, at: str) -> bool: ...
     def set_acl(self, tenant: str, source_id: str, acl: tuple[str, ...]) -> None: ...
     def add_quarantine(self, tenant: str, record: QuarantineRecord) -> None: ...
+    def tombstone_for(self, tenant: str, source_id: str, seq: int) -> Tombstone | None: ...
     def close(self) -> None: ...
 
 

@@ -61,13 +61,13 @@ def fsck(store: SQLiteStore, *, grace_seconds: float = 600.0) -> FsckReport:
                     report.damage.append(
                         f"blob of {rev.tenant}/{rev.doc_id} no longer hashes to {rev.sha256}")
     orphans = store.orphan_rows()
-    for key in orphans["text_layers"]:
-        store.delete_orphan_layer(key)
-        report.reclaimed.append(f"orphan text layer {'/'.join(key)}")
-    for key in orphans["revisions"]:
-        report.damage.append(f"revision without source {'/'.join(key)}")
-    for key in orphans["revisions_without_layer"]:
-        report.damage.append(f"revision without text layer {'/'.join(key)}")
+    for row in orphans["text_layers"]:
+        store.delete_orphan_layer(row)
+        report.reclaimed.append(f"orphan text layer {'/'.join(row)}")
+    for row in orphans["revisions"]:
+        report.damage.append(f"revision without source {'/'.join(row)}")
+    for row in orphans["revisions_without_layer"]:
+        report.damage.append(f"revision without text layer {'/'.join(row)}")
     for blobs, refs in ((store.blobs, store.blob_refs()),
                         (store.quarantine_blobs, store.blob_refs(quarantine=True))):
         for tenant, name, path in list(blobs.walk()):

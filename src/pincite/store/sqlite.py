@@ -20,6 +20,8 @@ from .. import faults
 from ..errors import SchemaTooNew, StoreBusy, StoreError
 from ..model import Element, Geometry, Revision, Source, TextLayer
 from .blobs import BlobStore
+from .index_sql import MIGRATION_2
+from .index_store import IndexTables
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: sources, revisions, text layers, quarantine
@@ -80,18 +82,33 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX quarantine_tenant ON quarantine (tenant, id);
     """,
+    # 2: ACL entries, tenant epochs, tombstones, chunks, index generations (see index_sql)
+    MIGRATION_2,
 )
 
 SQL_SOURCE = "SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources WHERE tenant=? AND source_id=?"
-SQL_SOURCES = "SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources WHERE tenant=? ORDER BY source_id"
+# A source whose newest revision is tombstoned is deleted: readers never see it.
+_LIVE = ("NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.tenant=s.tenant AND t.source_id=s.source_id "
+         "AND t.through_seq >= (SELECT max(seq) FROM revisions r WHERE r.tenant=s.tenant "
+         "AND r.source_id=s.source_id))")
+SQL_LIVE_SOURCE = ("SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources s "
+                   f"WHERE tenant=? AND source_id=? AND {_LIVE}")
+SQL_SOURCES = ("SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources s "
+               f"WHERE tenant=? AND {_LIVE} ORDER BY source_id")
 SQL_INSERT_SOURCE = "INSERT INTO sources (tenant, source_id, acl, acl_epoch, created_at) VALUES (?,?,?,1,?)"
 SQL_SET_ACL = "UPDATE sources SET acl=?, acl_epoch=acl_epoch+1 WHERE tenant=? AND source_id=?"
 _REV_COLS = "tenant, source_id, revision_id, sha256, media_type, size, acquired_at, valid_from, valid_to, flags"
-SQL_REVISION = f"SELECT {_REV_COLS} FROM revisions WHERE tenant=? AND source_id=? AND revision_id=?"
+_NOT_DELETED = ("NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.tenant=r.tenant AND t.source_id=r.source_id "
+                "AND t.through_seq >= r.seq)")
+SQL_REVISION = (f"SELECT {_REV_COLS} FROM revisions r WHERE tenant=? AND source_id=? AND revision_id=? "
+                f"AND {_NOT_DELETED}")
 SQL_LATEST = f"SELECT {_REV_COLS} FROM revisions WHERE tenant=? AND source_id=? ORDER BY seq DESC LIMIT 1"
-SQL_REVISIONS = f"SELECT {_REV_COLS} FROM revisions WHERE tenant=? AND source_id=? ORDER BY seq"
+SQL_REVISIONS = (f"SELECT {_REV_COLS} FROM revisions r WHERE tenant=? AND source_id=? AND {_NOT_DELETED} "
+                 "ORDER BY seq")
 SQL_ALL_REVISIONS = f"SELECT {_REV_COLS} FROM revisions ORDER BY tenant, source_id, seq"
 SQL_MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM revisions WHERE tenant=? AND source_id=?"
+SQL_LATEST_LIVE = (f"SELECT {_REV_COLS} FROM revisions r WHERE tenant=? AND source_id=? "
+                   f"AND {_NOT_DELETED} ORDER BY seq DESC LIMIT 1")
 SQL_CLOSE_REVISION = "UPDATE revisions SET valid_to=? WHERE tenant=? AND source_id=? AND revision_id=? AND valid_to IS NULL"
 SQL_INSERT_REVISION = f"INSERT INTO revisions ({_REV_COLS}, seq) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 _LAYER_COLS = "parser, version, text, elements, geometry, page_count, page_sizes, flags"
@@ -148,6 +165,21 @@ class QuarantineRecord:
                 "size": self.size, "reason": self.reason, "detail": self.detail, "at": self.at}
 
 
+def _statements(script: str) -> list[str]:
+    """Split a migration script into complete statements (trigger bodies hold ';')."""
+    out: list[str] = []
+    buf = ""
+    for piece in script.split(";"):
+        buf += piece + ";"
+        if sqlite3.complete_statement(buf):
+            if buf.strip(" \n\t;"):
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip(" \n\t;"):
+        raise StoreError("incomplete statement in a migration")
+    return out
+
+
 def _source(row: Sequence[Any]) -> Source:
     return Source(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4])
 
@@ -164,8 +196,7 @@ def encode_layer(layer: TextLayer) -> tuple[Any, ...]:
     )
     geometry = None
     if layer.geometry is not None:
-        pages = array("H", layer.geometry.pages)
-        boxes = array("f", [v for b in layer.geometry.boxes for v in b])
+        pages, boxes = layer.geometry.pages, layer.geometry.flat
         n = len(pages).to_bytes(8, "little")
         geometry = zlib.compress(n + pages.tobytes() + boxes.tobytes(), 3)
     return (
@@ -185,8 +216,7 @@ def decode_layer(row: Sequence[Any]) -> TextLayer:
         pages.frombytes(raw[8:8 + 2 * n])
         flat = array("f")
         flat.frombytes(raw[8 + 2 * n:])
-        boxes = tuple(tuple(flat[i:i + 4]) for i in range(0, len(flat), 4))
-        geometry = Geometry(tuple(pages), boxes)  # type: ignore[arg-type]
+        geometry = Geometry(pages, flat)
     return TextLayer(
         parser=row[0], version=row[1], text=row[2], elements=elements, page_count=row[5],
         page_sizes=tuple(tuple(s) for s in json.loads(row[6])),  # type: ignore[misc]
@@ -194,7 +224,7 @@ def decode_layer(row: Sequence[Any]) -> TextLayer:
     )
 
 
-class SQLiteStore:
+class SQLiteStore(IndexTables):
     """Metadata, text layers and quarantine records in `<root>/pincite.db`; bytes in `<root>/blobs`."""
 
     backend = "sqlite"
@@ -244,6 +274,20 @@ class SQLiteStore:
         else:
             conn.execute("COMMIT")
 
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """Run a block of reads on one snapshot (a deferred transaction); re-entrant."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
     def close(self) -> None:
         """Close this thread's connection."""
         conn = getattr(self._local, "conn", None)
@@ -261,9 +305,8 @@ class SQLiteStore:
         with self.write() as c:
             version = c.execute("PRAGMA user_version").fetchone()[0]
             for i in range(version, len(MIGRATIONS)):
-                for stmt in MIGRATIONS[i].split(";"):
-                    if stmt.strip():
-                        c.execute(stmt)
+                for stmt in _statements(MIGRATIONS[i]):
+                    c.execute(stmt)
             c.execute(f"PRAGMA user_version={len(MIGRATIONS)}")
 
     def schema_version(self) -> int:
@@ -273,26 +316,26 @@ class SQLiteStore:
     # ---- reads ------------------------------------------------------------------------
 
     def source(self, tenant: str, source_id: str) -> Source | None:
-        """Return a source of a tenant, or None."""
-        row = self.conn.execute(SQL_SOURCE, (tenant, source_id)).fetchone()
+        """Return a source of a tenant, or None (also when it was deleted)."""
+        row = self.conn.execute(SQL_LIVE_SOURCE, (tenant, source_id)).fetchone()
         return _source(row) if row else None
 
     def sources(self, tenant: str) -> list[Source]:
-        """Return every source of a tenant, by id."""
+        """Return every (not deleted) source of a tenant, by id."""
         return [_source(r) for r in self.conn.execute(SQL_SOURCES, (tenant,))]
 
     def revision(self, tenant: str, source_id: str, revision_id: str) -> Revision | None:
-        """Return one revision, or None."""
+        """Return one revision, or None (also when it was deleted)."""
         row = self.conn.execute(SQL_REVISION, (tenant, source_id, revision_id)).fetchone()
         return _revision(row) if row else None
 
     def latest_revision(self, tenant: str, source_id: str) -> Revision | None:
-        """Return the newest revision of a source, or None."""
-        row = self.conn.execute(SQL_LATEST, (tenant, source_id)).fetchone()
+        """Return the newest (not deleted) revision of a source, or None."""
+        row = self.conn.execute(SQL_LATEST_LIVE, (tenant, source_id)).fetchone()
         return _revision(row) if row else None
 
     def revisions(self, tenant: str, source_id: str) -> list[Revision]:
-        """Return a source's revisions, oldest first."""
+        """Return a source's (not deleted) revisions, oldest first."""
         return [_revision(r) for r in self.conn.execute(SQL_REVISIONS, (tenant, source_id))]
 
     def all_revisions(self) -> list[Revision]:
@@ -328,6 +371,7 @@ class SQLiteStore:
         Returns (revision, status) with status `new`, `revised` or `unchanged` (when the
         latest revision already has these bytes: a racing duplicate). The previous
         revision's `valid_to` becomes `at`. `acl=None` keeps an existing source's ACL.
+        A deleted source starts again (`new`) with revision numbers after the deleted ones.
         """
         with self.write() as c:
             row = c.execute(SQL_SOURCE, (tenant, source_id)).fetchone()
@@ -339,12 +383,14 @@ class SQLiteStore:
                 status = "new"
             elif acl is not None and tuple(json.loads(row[2])) != tuple(acl):
                 c.execute(SQL_SET_ACL, (json.dumps(list(acl)), tenant, source_id))
-            latest = c.execute(SQL_LATEST, (tenant, source_id)).fetchone()
-            if latest is not None and latest[3] == sha256:
-                return _revision(latest), "unchanged"
-            if latest is None:
+            live = c.execute(SQL_LATEST_LIVE, (tenant, source_id)).fetchone()
+            if live is not None and live[3] == sha256:
+                return _revision(live), "unchanged"
+            if live is None:
                 status = "new"
-            seq = c.execute(SQL_MAX_SEQ, (tenant, source_id)).fetchone()[0] + 1
+            latest = c.execute(SQL_LATEST, (tenant, source_id)).fetchone()
+            seq = max(c.execute(SQL_MAX_SEQ, (tenant, source_id)).fetchone()[0],
+                      self.deleted_through(tenant, source_id)) + 1
             revision_id = f"r{seq}"
             if latest is not None:
                 c.execute(SQL_CLOSE_REVISION, (at, tenant, source_id, latest[2]))

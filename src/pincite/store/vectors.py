@@ -1,0 +1,135 @@
+"""Vector files of index generations: `<store>/indexes/<gen_id>/vectors.f32`.
+
+A file is `n x dimension` little-endian float32, row `ord` = the generation's chunk
+`ord`. It is written to a temporary file, fsynced, renamed into place and the directory
+fsynced, so a crash leaves no file or a whole one. Readers map it read-only; a purge
+writes a new file with the purged rows zeroed (temp → fsync → rename again), so a
+reader holding the old mapping keeps a consistent view until it reopens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .. import faults
+from ..errors import PinciteError
+
+VECTORS_FILE = "vectors.f32"
+DTYPE = "<f4"
+
+
+class VectorsUnavailable(PinciteError):
+    """A generation's vector file is missing or does not have the recorded shape."""
+
+    code = "vectors_unavailable"
+    status = 503
+
+
+def generation_dir(root: Path, gen_id: str) -> Path:
+    return root / "indexes" / gen_id
+
+
+def vectors_path(root: Path, gen_id: str) -> Path:
+    return generation_dir(root, gen_id) / VECTORS_FILE
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_vectors(path: Path, vectors: np.ndarray) -> str:
+    """Write `vectors` durably to `path`; return the sha256 of the file's bytes."""
+    data = np.ascontiguousarray(vectors, dtype=DTYPE).tobytes()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
+    faults.hit("gen.vectors_write")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        faults.hit("gen.vectors_fsync")
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+    _CACHE.forget(path)
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load_vectors(path: Path, n: int, dimension: int) -> np.ndarray:
+    """Return the `(n, dimension)` float32 rows of a vector file, mapped read-only."""
+    try:
+        st = path.stat()
+    except OSError:
+        raise VectorsUnavailable(f"vector file {path.name} of {path.parent.name} is missing; "
+                                 "rebuild the generation (pincite index build)") from None
+    if st.st_size != n * dimension * 4:
+        raise VectorsUnavailable(
+            f"vector file of {path.parent.name} holds {st.st_size} bytes, expected "
+            f"{n} x {dimension} float32; rebuild the generation (pincite index build)")
+    return _CACHE.get(path, st.st_mtime_ns, st.st_size, n, dimension)
+
+
+def zero_rows(path: Path, ords: Sequence[int], n: int, dimension: int) -> str:
+    """Rewrite a vector file with rows `ords` zeroed; return the new sha256."""
+    arr = np.fromfile(path, dtype=DTYPE).reshape(n, dimension).copy()
+    arr[list(ords)] = 0.0
+    return write_vectors(path, arr)
+
+
+def remove_generation_dir(root: Path, gen_id: str) -> None:
+    d = generation_dir(root, gen_id)
+    _CACHE.forget(d / VECTORS_FILE)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+class _MapCache:
+    """A few open read-only mappings, keyed by path and file identity."""
+
+    def __init__(self, size: int = 4) -> None:
+        self._maps: OrderedDict[tuple[str, int, int], np.ndarray] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, path: Path, mtime: int, size: int, n: int, d: int) -> np.ndarray:
+        key = (str(path), mtime, size)
+        with self._lock:
+            arr = self._maps.get(key)
+            if arr is not None:
+                self._maps.move_to_end(key)
+                return arr
+        if n == 0:
+            arr = np.zeros((0, d), dtype=np.float32)
+        else:
+            arr = np.memmap(path, dtype=DTYPE, mode="r", shape=(n, d))
+        with self._lock:
+            self._maps[key] = arr
+            while len(self._maps) > self._size:
+                self._maps.popitem(last=False)
+        return arr
+
+    def forget(self, path: Path) -> None:
+        with self._lock:
+            for key in [k for k in self._maps if k[0] == str(path)]:
+                del self._maps[key]
+
+
+_CACHE = _MapCache()

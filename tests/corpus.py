@@ -1,0 +1,70 @@
+"""Helpers for retrieval tests: small Markdown corpora ingested through the real path."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from pincite.embed import HashEmbedder
+from pincite.library import Library
+from pincite.sources.ingest import IngestResult
+
+EMB = HashEmbedder()
+
+TERMS_EN = """# Master Services Agreement
+
+1. PAYMENT
+
+1.1 Invoices are payable within thirty (30) days of receipt.
+
+1.2 Late payments accrue interest at two percent per month.
+
+2. GOVERNING LAW
+
+2.1 This Agreement is governed by the laws of Spain.
+
+3. TERMINATION
+
+3.1 Either party may terminate this Agreement with ninety days written notice.
+"""
+
+PLIEGO_ES = """# Pliego de cláusulas administrativas
+
+1. GARANTÍAS
+
+1.1 La garantía definitiva será del cinco por ciento del precio de adjudicación.
+
+2. PLAZOS
+
+2.1 El plazo de ejecución será de doce meses desde la formalización del contrato.
+
+3. PENALIDADES
+
+3.1 Las penalidades por demora serán de un euro por cada mil euros del precio.
+"""
+
+
+def add(lib: Library, source_id: str, text: str, *, tenant: str = "acme",
+        acl: Sequence[str] = ("group:legal",)) -> IngestResult:
+    """Ingest one Markdown document (in process, no sandbox: the text is ours)."""
+    r = lib.ingest_bytes(text.encode(), source_id=source_id, tenant=tenant, acl=list(acl),
+                         name=source_id if "." in source_id else source_id + ".md", sandbox=False)
+    assert r.status in ("new", "revised", "unchanged"), r
+    return r
+
+
+def publish(lib: Library) -> str:
+    """Build and publish a generation with the hash embedder; return its id."""
+    r = lib.update_index(EMB)
+    assert r is not None and r.state == "ready", r
+    return r.gen_id
+
+
+def items_json(bundle: Any) -> str:
+    """The items of a bundle as canonical JSON (for byte comparisons)."""
+    return json.dumps([i.to_dict() for i in bundle.items], sort_keys=True, ensure_ascii=False)
+
+
+def doc_ids(bundle: Any) -> list[str]:
+    return [i.doc_id for i in bundle.items]

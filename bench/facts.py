@@ -56,9 +56,15 @@ def bench_corpus(name: str, paths: list[Path], repeat: int) -> dict:
         "prose_facts": origins["prose"] * repeat, "value_types": dict(types),
         "seconds": round(elapsed, 3), "facts_per_s": round(facts / elapsed, 1),
         "mb_per_s": round(chars / elapsed / 1e6, 2),
-        # ---- LEAD: tables/s beside pdfplumber's table extraction goes here -------------
-        # e.g. "tables": n_tables, "tables_per_s": ..., "pdfplumber_tables_per_s": ...
     }
+
+
+def bench_tables(data: Path, repeat: int) -> dict:
+    """Return tables/s of pincite's PDF table detection beside pdfplumber's (bench/tables.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from tables import run  # bench/tables.py: the same systems, the same run
+
+    return run(data, repeat)
 
 
 def main() -> None:
@@ -79,7 +85,9 @@ def main() -> None:
     if not rows:
         sys.exit("no PDFs found: pass --cuad DIR or --icdar DIR")
     if args.json:
-        print(json.dumps({"rows": rows}))
+        tables = {name: bench_tables(data, args.repeat) for name, data in (
+            ("CUAD dev contracts", args.cuad), ("ICDAR 2013 tables", args.icdar)) if _pdfs(data)}
+        print(json.dumps({"rows": rows, "tables": tables}))
         return
     print(f"{'corpus':20} {'docs':>5} {'pages':>6} {'facts':>7} {'cell':>6} {'prose':>6} "
           f"{'seconds':>8} {'facts/s':>9} {'MB/s':>6}")
@@ -87,11 +95,17 @@ def main() -> None:
         print(f"{r['corpus']:20} {r['documents']:>5} {r['pages']:>6} {r['facts']:>7} "
               f"{r['table_cell_facts']:>6} {r['prose_facts']:>6} {r['seconds']:>8.2f} "
               f"{r['facts_per_s']:>9.1f} {r['mb_per_s']:>6.2f}")
-    # ---- LEAD: print the tables/s comparison with pdfplumber here ------------------------
     for r in rows:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["value_types"].items(),
                                                          key=lambda kv: -kv[1]))
         print(f"  {r['corpus']}: {kinds}")
+    print(f"\n{'corpus':20} {'system':32} {'pages':>6} {'tables':>7} {'pages/s':>8} {'tables/s':>9}")
+    for name, data in (("CUAD dev contracts", args.cuad), ("ICDAR 2013 tables", args.icdar)):
+        if not _pdfs(data):
+            continue
+        for t in bench_tables(data, args.repeat)["rows"]:
+            print(f"{name:20} {t['system']:32} {t['pages']:>6} {t['tables']:>7} "
+                  f"{t['pages_per_s']:>8.1f} {t['tables_per_s']:>9.1f}")
 
 
 if __name__ == "__main__":

@@ -255,16 +255,16 @@ def show(
                     raise UsageError("--chars takes A:B, two offsets") from None
                 if not 0 <= a <= b <= len(layer.text):
                     raise UsageError(f"--chars {chars} is outside 0:{len(layer.text)}")
-                body = {"char_start": a, "char_end": b, "text": layer.text[a:b]}
-                _out(json_, {**head, **body}, body["text"])
+                piece = layer.text[a:b]
+                _out(json_, {**head, "char_start": a, "char_end": b, "text": piece}, piece)
                 return
             if locator is not None:
                 els = [e for e in layer.elements if e.locator == locator and e.kind != "page"]
                 if not els:
                     raise NotFound("locator", locator)
                 el = max(els, key=lambda e: e.char_end - e.char_start)
-                body = {**el.to_dict(), "text": layer.text[el.char_start:el.char_end]}
-                _out(json_, {**head, **body}, body["text"])
+                piece = layer.text[el.char_start:el.char_end]
+                _out(json_, {**head, **el.to_dict(), "text": piece}, piece)
                 return
         if json_:
             _emit({**head, "text": layer.text, "elements": [e.to_dict() for e in layer.elements]})

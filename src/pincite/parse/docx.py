@@ -471,12 +471,4 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
         b.flag("truncated")
     if comments is not None and comments.find(w("comment")) is not None:  # type: ignore[attr-defined]
         b.flag("has_comments")
-    layer = b.build()
-    if len(layer.text) > limits.max_text_chars:
-        raise ParseFailure(
-            "over_limit",
-            f"text of {len(layer.text)} characters exceeds the limit of {limits.max_text_chars}",
-        )
-    if not layer.text.strip():
-        raise ParseFailure("empty", "the document holds no text")
-    return layer
+    return b.finish(limits.max_text_chars, "the document holds no text")

@@ -495,12 +495,4 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
     walker.flush(_Ctx(False, 0, False, "paragraph", 0))
     if walker.truncated:
         b.flag("truncated")
-    layer = b.build()
-    if len(layer.text) > limits.max_text_chars:
-        raise ParseFailure(
-            "over_limit",
-            f"text of {len(layer.text)} characters exceeds the limit of {limits.max_text_chars}",
-        )
-    if not layer.text.strip():
-        raise ParseFailure("empty", "the document holds no text")
-    return layer
+    return b.finish(limits.max_text_chars, "the document holds no text")

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..errors import ParseFailure
 from ..model import Box, Element, Geometry, TextLayer
 
 BLOCK_SEP = "\n\n"
@@ -325,6 +326,19 @@ class LayerBuilder:
         add_table(self, rows, page=page, cell_chars=cell_chars, flags=flags, spans=spans,
                   header_cells=header_cells, cell_flags=cell_flags, indents=indents,
                   refs=refs, sheet=sheet, caption=caption)
+
+    def finish(self, max_text_chars: int, empty_detail: str = "the document holds no text") -> TextLayer:
+        """Return the built layer; raise ParseFailure `over_limit` past `max_text_chars`
+        characters and `empty` when it holds no text."""
+        layer = self.build()
+        if len(layer.text) > max_text_chars:
+            raise ParseFailure(
+                "over_limit",
+                f"text of {len(layer.text)} characters exceeds the limit of {max_text_chars}",
+            )
+        if not layer.text.strip():
+            raise ParseFailure("empty", empty_detail)
+        return layer
 
     def build(self) -> TextLayer:
         """Return the finished text layer (closing every open clause)."""

@@ -388,12 +388,4 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
         wb.close()
     for f in flags:
         b.flag(f)
-    layer = b.build()
-    if len(layer.text) > limits.max_text_chars:
-        raise ParseFailure(
-            "over_limit",
-            f"text of {len(layer.text)} characters exceeds the limit of {limits.max_text_chars}",
-        )
-    if not layer.text.strip():
-        raise ParseFailure("empty", "the workbook holds no cell text")
-    return layer
+    return b.finish(limits.max_text_chars, "the workbook holds no cell text")

@@ -578,6 +578,59 @@ def eval_robustness(
         raise typer.Exit(1)
 
 
+@eval_app.command("scifact")
+def eval_scifact(
+    data: Annotated[Path, typer.Option("--data", help="A SciFact folder (corpus.jsonl, SPLIT/queries_*.jsonl, SPLIT/qrels_*.tsv).")],
+    split: Annotated[str, typer.Option("--split", help="The split folder under --data.")] = "dev",
+    embedder: Annotated[str, typer.Option("--embedder", help="minilm or hash.")] = "minilm",
+    limit: Annotated[int | None, typer.Option("--limit", help="Run only the first N queries.")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """nDCG@10 and Recall@100 of BM25, dense and hybrid search through the authorized path.
+
+    Example: pincite eval scifact --data ../shared/data/scifact --split dev --json
+    """
+    from .evals.scifact import run_scifact
+
+    with _errors():
+        result = run_scifact(data, split=split, store_url=store, embedder=embedder,
+                             limit_queries=limit)
+    if json_:
+        _emit(result)
+        return
+    typer.echo(f"scifact {result['split']}: {result['documents']} documents, "
+               f"{result['queries']} queries, {result['embedder']}")
+    typer.echo(f"{'run':8} {'nDCG@10':>8} {'R@100':>8}")
+    for name, r in result["runs"].items():
+        typer.echo(f"{name:8} {r['ndcg@10']:8.4f} {r['recall@100']:8.4f}")
+
+
+@eval_app.command("ask-bipia")
+def eval_ask_bipia(
+    data: Annotated[Path, typer.Option("--data", help="A BIPIA split folder (email_*.jsonl, text_attack_*.json).")],
+    embedder: Annotated[str | None, typer.Option("--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Answer-or-abstain on BIPIA emails, then with injected instructions; print the counts.
+
+    Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --json
+    """
+    from .evals.bipia import run_ask_bipia
+
+    with _errors():
+        result = run_ask_bipia(data, store_url=store, embedder=embedder)
+    if json_:
+        _emit(result)
+        return
+    typer.echo(f"questions {result['questions']}  abstention P {result['abstention_precision']:.4f}  "
+               f"R {result['abstention_recall']:.4f}  answer_contains_gold "
+               f"{result['answer_contains_gold']:.4f}")
+    typer.echo(f"attacked {result['attacked']}  outcome_changed {result['outcome_changed']}  "
+               f"attack_returned {result['attack_returned']}")
+
+
 def _register_retrieval_commands() -> None:
     """Add `search`, `ask`, `delete` and `index …` (defined in cli_search)."""
     from . import cli_search

@@ -13,11 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-StoreOpt = Annotated[str | None, typer.Option(
-    "--store", help="Store location (default: $PINCITE_STORE, else ./pincite-store).")]
-AsOpt = Annotated[str | None, typer.Option(
-    "--as", help="Act as TENANT:USER[:GROUP,…] (default: $PINCITE_AS, else default:local).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+from .cli_options import AsOpt, JsonOpt, StoreOpt
+
 EmbedderOpt = Annotated[str | None, typer.Option(
     "--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when the "
     "'embed' extra is installed, else hash).")]

@@ -5,6 +5,9 @@ examples/tender/pliego.pdf          a Spanish public-tender PCAP: numbered claus
                                     a page break under a running header and footer
 examples/tender/anexo-tecnico.docx  the technical annex (DOCX, headings, a table)
 examples/tender/anuncio.html        the contract notice (HTML)
+examples/tender/corrigendum/pliego.pdf  the corrected PCAP: ingested under the source id
+                                    tender/pliego.pdf it becomes revision r2 (one value
+                                    changes); `.pinciteignore` keeps it out of the walk
 
 Usage: python scripts/make_examples.py examples
 """
@@ -104,13 +107,17 @@ LATER: list[tuple[str, list[str]]] = [
 
 AWARD_TABLE = [
     ["Criterio", "Ponderación"],
-    ["Oferta económica", "60 puntos"],
-    ["Calidad técnica del plan de mantenimiento", "30 puntos"],
-    ["Reducción del plazo de respuesta", "10 puntos"],
+    ["Oferta económica (precio)", "60 puntos"],
+    ["Calidad técnica de la propuesta", "40 puntos"],
 ]
 
+# The corrigendum (a new revision of pliego.pdf under the same source id): the turnover
+# threshold falls from 450.000 to 400.000 euros, in clause 7.1.a and in the table.
+CORRIGENDUM_NOTE = ("Corrección de errores: se modifica el importe mínimo del volumen anual de "
+                    "negocios exigido en la cláusula 7.1.a y en la tabla de solvencia.")
 
-def build_pdf(path: Path) -> None:
+
+def build_pdf(path: Path, *, corrected: bool = False) -> None:
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
@@ -139,14 +146,19 @@ def build_pdf(path: Path) -> None:
         ]))
         return t
 
+    def fix(text: str) -> str:
+        return text.replace("450.000", "400.000") if corrected else text
+
     story = [Paragraph(TITLE, h1), Spacer(1, 8)]
+    if corrected:
+        story.append(Paragraph(CORRIGENDUM_NOTE, body))
     for head, paras in CLAUSES:
         story.append(Paragraph(head, h2))
         for p in paras:
-            story.append(Paragraph(p, body))
+            story.append(Paragraph(fix(p), body))
         if head.startswith("7."):
             story.append(Spacer(1, 6))
-            story.append(table(SOLVENCY_TABLE))
+            story.append(table([[fix(c) for c in row] for row in SOLVENCY_TABLE]))
     for head, paras in LATER:
         story.append(Paragraph(head, h2))
         for p in paras:
@@ -207,6 +219,8 @@ def main(out: str) -> None:
     root = Path(out) / "tender"
     root.mkdir(parents=True, exist_ok=True)
     build_pdf(root / "pliego.pdf")
+    (root / "corrigendum").mkdir(exist_ok=True)
+    build_pdf(root / "corrigendum" / "pliego.pdf", corrected=True)
     build_docx(root / "anexo-tecnico.docx")
     (root / "anuncio.html").write_text(HTML, encoding="utf-8")
     print(f"wrote {root}")

@@ -11,6 +11,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── StoreError (500)            the store is damaged or cannot be opened
     │   ├── SchemaTooNew (500)      the store was written by a newer pincite
     │   └── StoreBusy (503)         another writer holds the store past the timeout
+    │   └── InvalidSchema (400)     an extraction schema file that does not validate
     ├── ParseFailure (422)          a parser or container check refused bytes (a quarantine reason)
     └── MissingExtra (500)          an optional dependency is not installed
 """
@@ -40,6 +41,12 @@ class UsageError(PinciteError):
 
 class InvalidCitation(UsageError):
     code = "invalid_citation"
+
+
+class InvalidSchema(UsageError):
+    """An extraction schema file is malformed; the message names the file and the path."""
+
+    code = "invalid_schema"
 
 
 class NotFound(PinciteError):

@@ -34,19 +34,35 @@ def open_library(url: str | Path) -> Library:
 def walk_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[Path, str]]:
     """Yield (file, default source id) for each input; directories are walked in name order.
 
-    The source id is the file's path relative to the directory given, or its name.
+    The source id is the file's path relative to the directory given, or its name. Hidden
+    files and the paths matched by the glob patterns of a `.pinciteignore` file in the
+    directory given (one per line, `#` comments) are skipped.
     """
     for p in paths:
         path = Path(p)
         if path.is_dir():
+            ignore = _ignore_patterns(path)
             for f in sorted(x for x in path.rglob("*") if x.is_file()):
-                if any(part.startswith(".") for part in f.relative_to(path).parts):
+                rel = f.relative_to(path)
+                if any(part.startswith(".") for part in rel.parts):
                     continue
-                yield f, f.relative_to(path).as_posix()
+                if any(rel.match(pat) or rel.as_posix().startswith(pat.rstrip("/") + "/")
+                       for pat in ignore):
+                    continue
+                yield f, rel.as_posix()
         elif path.is_file():
             yield path, path.name
         else:
             raise UsageError(f"{path} does not exist")
+
+
+def _ignore_patterns(root: Path) -> list[str]:
+    """Return the glob patterns of `root/.pinciteignore` (none when there is no file)."""
+    try:
+        lines = (root / ".pinciteignore").read_text("utf-8").splitlines()
+    except OSError:
+        return []
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
 
 
 class Library:

@@ -22,6 +22,8 @@ from ..model import Element, Geometry, Revision, Source, TextLayer
 from .blobs import BlobStore
 from .index_sql import MIGRATION_2
 from .index_store import IndexTables
+from .records_sql import MIGRATION_3
+from .records_store import RecordTables
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: sources, revisions, text layers, quarantine
@@ -84,6 +86,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: ACL entries, tenant epochs, tombstones, chunks, index generations (see index_sql)
     MIGRATION_2,
+    # 3: extraction runs, field records, the review queue (see records_sql)
+    MIGRATION_3,
 )
 
 SQL_SOURCE = "SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources WHERE tenant=? AND source_id=?"
@@ -224,7 +228,7 @@ def decode_layer(row: Sequence[Any]) -> TextLayer:
     )
 
 
-class SQLiteStore(IndexTables):
+class SQLiteStore(IndexTables, RecordTables):
     """Metadata, text layers and quarantine records in `<root>/pincite.db`; bytes in `<root>/blobs`."""
 
     backend = "sqlite"

@@ -1,0 +1,169 @@
+"""Canonical JSON values of field types, made from atomic facts.
+
+One canonical value per type (issue contract):
+money `{"amount": 450000, "currency": "EUR"}` (+ `basis`, `vat`: excluded|included);
+percent `{"percent": 5}`; date `"2027-01-15"`; datetime `{"date": …, "time": "14:00"}`;
+duration `{"value": 24, "unit": "months"}`; number a JSON number; bool; enum, text,
+entity and clause a string; "explicitly not required" `{"required": false}`.
+
+`fact_value(ftype, fact)` returns (value, shape) where shape ∈ [0, 1] says how well the
+fact's type fits the field's (1 exact, below 1 a conversion), or None when it cannot.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..facts import AtomicFact
+
+DURATION_UNITS = {"Y": "years", "M": "months", "W": "weeks", "D": "days"}
+TIME_UNITS = {"H": "hours", "M": "minutes"}
+_DUR_RE = re.compile(r"^P(?:(?P<n>[0-9]+(?:\.[0-9]+)?)(?P<u>[YMWD]))$|^PT(?P<tn>[0-9]+(?:\.[0-9]+)?)(?P<tu>[HM])$")
+_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_DATETIME_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2})(?::[0-9]{2})?(.*)$")
+POINT_UNITS = ("puntos", "points", "pts", "punto", "point")
+VAT_EXCLUDED = re.compile(r"\b(iva excluido|excluido (el )?iva|sin iva|iva no incluido|excluding vat|"
+                          r"exclusive of vat|net of vat|vat excluded|excl\.? vat)\b", re.I)
+VAT_INCLUDED = re.compile(r"\b(iva incluido|incluido (el )?iva|con iva|including vat|"
+                          r"inclusive of vat|vat included|incl\.? vat)\b", re.I)
+
+
+def json_number(d: Decimal | str) -> int | float:
+    """Return a JSON number for a decimal: an int when it is whole."""
+    dec = d if isinstance(d, Decimal) else Decimal(d)
+    if dec == dec.to_integral_value():
+        return int(dec)
+    return float(dec)
+
+
+def _decimal(text: str | None) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+def duration_value(iso: str | None) -> dict[str, Any] | None:
+    """Return `{"value", "unit"}` for an ISO 8601 duration like `P24M`, or None."""
+    if not iso:
+        return None
+    m = _DUR_RE.match(iso)
+    if not m:
+        return None
+    if m.group("n"):
+        return {"value": json_number(m.group("n")), "unit": DURATION_UNITS[m.group("u")]}
+    return {"value": json_number(m.group("tn")), "unit": TIME_UNITS[m.group("tu")]}
+
+
+def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
+    """Return (canonical value, shape fit) of a fact for a field type, or None."""
+    vt = fact.value_type
+    if fact.negated:
+        return None
+    num = _decimal(fact.normalized_value)
+    if ftype == "money":
+        if vt == "money" and num is not None and fact.currency:
+            return {"amount": json_number(num), "currency": fact.currency}, 1.0
+        return None
+    if ftype == "percent":
+        if vt == "percent" and num is not None:
+            return {"percent": json_number(num)}, 1.0
+        if vt == "number" and num is not None and (fact.unit or "").lower() in POINT_UNITS:
+            return {"percent": json_number(num)}, 0.6  # points; checked against a 100 total
+        return None
+    if ftype == "number":
+        if vt == "number" and num is not None:
+            return json_number(num), 1.0 if not fact.unit else 0.8
+        if vt == "duration":  # "treinta (30) días" for a count of days
+            d = duration_value(fact.normalized_value)
+            return (d["value"], 0.7) if d else None
+        return None
+    if ftype == "duration":
+        if vt == "duration":
+            d = duration_value(fact.normalized_value)
+            return (d, 1.0) if d else None
+        return None
+    if ftype == "date":
+        v = fact.normalized_value or ""
+        if vt == "date" and _DATE_RE.match(v):
+            return v, 1.0
+        if vt == "datetime":
+            m = _DATETIME_RE.match(v)
+            return (m.group(1), 0.7) if m else None
+        return None
+    if ftype == "datetime":
+        v = fact.normalized_value or ""
+        if vt == "datetime":
+            m = _DATETIME_RE.match(v)
+            if not m:
+                return None
+            out: dict[str, Any] = {"date": m.group(1), "time": m.group(2)}
+            if m.group(3):
+                out["tz"] = m.group(3)
+            return out, 1.0
+        if vt == "date" and _DATE_RE.match(v):
+            return {"date": v}, 0.6
+        return None
+    return None
+
+
+def vat_of(text: str) -> str | None:
+    """Return `excluded` / `included` when a passage says so of its amount, else None."""
+    if VAT_EXCLUDED.search(text):
+        return "excluded"
+    if VAT_INCLUDED.search(text):
+        return "included"
+    return None
+
+
+def is_valid(ftype: str, value: Any, values: tuple[str, ...] = ()) -> bool:
+    """Return True when `value` is the canonical JSON shape of `ftype` (null is valid)."""
+    if value is None:
+        return True
+    if isinstance(value, dict) and set(value) == {"required"} and value["required"] is False:
+        return True
+    num = (int, float)
+    if ftype == "money":
+        return (isinstance(value, dict) and isinstance(value.get("amount"), num)
+                and isinstance(value.get("currency"), str) and len(value["currency"]) == 3
+                and set(value) <= {"amount", "currency", "basis", "vat"}
+                and value.get("vat") in (None, "excluded", "included"))
+    if ftype == "percent":
+        return isinstance(value, dict) and set(value) == {"percent"} and isinstance(value["percent"], num)
+    if ftype == "number":
+        return isinstance(value, num) and not isinstance(value, bool)
+    if ftype == "duration":
+        return (isinstance(value, dict) and set(value) == {"value", "unit"}
+                and isinstance(value["value"], num)
+                and value["unit"] in (*DURATION_UNITS.values(), *TIME_UNITS.values()))
+    if ftype == "date":
+        return isinstance(value, str) and bool(_DATE_RE.match(value))
+    if ftype == "datetime":
+        return (isinstance(value, dict) and isinstance(value.get("date"), str)
+                and bool(_DATE_RE.match(value["date"])) and set(value) <= {"date", "time", "tz"})
+    if ftype == "bool":
+        return isinstance(value, bool)
+    if ftype == "enum":
+        return isinstance(value, str) and value in values
+    return isinstance(value, str) and bool(value.strip())
+
+
+def numeric(value: Any) -> float | str | None:
+    """Return the number (or ISO date string) a postcondition compares for a value."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return value if _DATE_RE.match(value) else None
+    if isinstance(value, dict):
+        for k in ("amount", "percent", "value"):
+            if isinstance(value.get(k), (int, float)):
+                return float(value[k])
+        if isinstance(value.get("date"), str):
+            return value["date"] + ("T" + value["time"] if value.get("time") else "")
+    return None

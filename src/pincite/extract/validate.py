@@ -1,0 +1,83 @@
+"""Validation of field records, in code (never in a prompt).
+
+`validate(records, schema, verifier)` re-verifies every provenance entry with the
+deterministic verifier (the model never sets `quote_verified`), then checks:
+- a non-null value without verified provenance is an error (`unverified_provenance`);
+- the value has its type's canonical JSON shape (`type:<field type>`);
+- per-field ranges (`min`/`max`);
+- postconditions across fields (`guarantee.definitive <= 10`, dates in order, sums);
+  a check that names a null field does not apply.
+Errors are codes on the record (`validation_errors`), not exceptions.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from ..schema import Postcondition, Schema
+from ..verify import Verifier
+from .records import FieldRecord
+from .typed import is_valid, numeric
+
+_OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
+        "==": operator.eq, "!=": operator.ne}
+
+
+def _side(terms: Sequence[str], values: dict[str, Any]) -> float | str | None:
+    total: float | str | None = None
+    for t in terms:
+        if t[:1].isalpha():
+            v = numeric(values.get(t))
+        elif "-" in t[1:]:
+            v = t
+        else:
+            v = float(t)
+        if v is None:
+            return None
+        if total is None:
+            total = v
+        elif isinstance(total, float) and isinstance(v, float):
+            total += v
+        else:
+            return None  # dates do not add
+    return total
+
+
+def check_postcondition(post: Postcondition, values: dict[str, Any]) -> bool | None:
+    """Return whether a postcondition holds, or None when it does not apply."""
+    left, right = _side(post.left, values), _side(post.right, values)
+    if left is None or right is None or type(left) is not type(right):
+        return None
+    if post.op == "==" and isinstance(left, float):
+        return abs(left - float(right)) < 1e-6
+    return bool(_OPS[post.op](left, right))
+
+
+def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier) -> list[FieldRecord]:
+    """Return the records with provenance re-verified and `validation_errors` set."""
+    out = []
+    for r in records:
+        spec = schema.field(r.field)
+        prov = tuple(verifier.verify(c) for c in r.provenance)
+        errors: list[str] = []
+        if r.value is not None and (not prov or not all(c.quote_verified for c in prov)):
+            errors.append("unverified_provenance")
+        if not is_valid(spec.type, r.value, spec.values):
+            errors.append(f"type:{spec.type}")
+        n = numeric(r.value)
+        if isinstance(n, float):
+            if spec.min is not None and n < spec.min:
+                errors.append(f"min:{spec.min}")
+            if spec.max is not None and n > spec.max:
+                errors.append(f"max:{spec.max}")
+        out.append(r.with_(provenance=prov, validation_errors=tuple(errors)))
+    values = {r.field: r.value for r in out if r.status == "present"}
+    failed: dict[str, list[str]] = {}
+    for post in schema.all_postconditions():
+        if check_postcondition(post, values) is False:
+            for name in post.fields():
+                failed.setdefault(name, []).append(f"postcondition:{post.check}")
+    return [r.with_(validation_errors=r.validation_errors + tuple(failed.get(r.field, ())))
+            for r in out]

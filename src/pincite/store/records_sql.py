@@ -1,0 +1,112 @@
+"""SQL of extraction: migration 3 and its named statements.
+
+Migration 3 adds
+- `extraction_runs` — one row per `extract` run: the case, the schema (name, digest), the
+  extractor identity and the documents read (doc ids with their sha256);
+- `field_records` — the current record of each (tenant, case, field): the JSON record as
+  the contract writes it, with its outcome and reason pulled out for queries, and the
+  source ids it rests on (a purge removes the records of a purged source);
+- `review_queue` — seed 000 §05: one item per (tenant, source, sha256, field), so a
+  re-run after a prompt or rule change does not double the queue. `candidate` is the
+  record as extracted, untouched; `evidence` the passages in reading order; `due_at` the
+  case's own deadline; claiming (`claimed_by`, `claimed_at`, `lease_until`) and the
+  decision columns are used by the review stage. In PostgreSQL the same table is claimed
+  with `FOR UPDATE SKIP LOCKED`; here with `BEGIN IMMEDIATE` and a conditional update.
+"""
+
+from __future__ import annotations
+
+REVIEW_REASONS = ("low_confidence", "conflicting", "unverified_citation", "schema_violation",
+                  "sample_audit")
+DECISIONS = ("accept", "correct", "reject", "abstain")
+
+MIGRATION_3 = f"""
+CREATE TABLE extraction_runs (
+    tenant        TEXT NOT NULL,
+    run_id        TEXT NOT NULL,
+    case_id       TEXT NOT NULL,
+    schema_name   TEXT NOT NULL,
+    schema_digest TEXT NOT NULL,
+    extractor     TEXT NOT NULL,
+    docs          TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (tenant, run_id)
+) WITHOUT ROWID;
+CREATE TABLE field_records (
+    tenant        TEXT NOT NULL,
+    case_id       TEXT NOT NULL,
+    field         TEXT NOT NULL,
+    run_id        TEXT NOT NULL,
+    schema_name   TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('present','absent','conflicting')),
+    outcome       TEXT NOT NULL CHECK (outcome IN ('show','flag','review','abstain')),
+    reason        TEXT NOT NULL,
+    confidence    REAL,
+    source_ids    TEXT NOT NULL,
+    record        TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    PRIMARY KEY (tenant, case_id, field)
+) WITHOUT ROWID;
+CREATE TABLE review_queue (
+    id            INTEGER PRIMARY KEY,
+    tenant        TEXT NOT NULL,
+    case_id       TEXT NOT NULL,
+    source_id     TEXT NOT NULL,
+    revision_id   TEXT NOT NULL,
+    doc_sha256    TEXT NOT NULL,
+    field         TEXT NOT NULL,
+    reason        TEXT NOT NULL CHECK (reason IN ({", ".join(repr(r) for r in REVIEW_REASONS)})),
+    candidate     TEXT NOT NULL,
+    evidence      TEXT NOT NULL,
+    hard          INTEGER NOT NULL DEFAULT 0,
+    due_at        TEXT,
+    run_id        TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    confidence    REAL,
+    created_at    TEXT NOT NULL,
+    state         TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open','stale','decided')),
+    claimed_by    TEXT,
+    claimed_at    TEXT,
+    lease_until   TEXT,
+    decision      TEXT CHECK (decision IN ({", ".join(repr(d) for d in DECISIONS)})),
+    corrected     TEXT,
+    decided_by    TEXT,
+    decided_at    TEXT,
+    UNIQUE (tenant, source_id, doc_sha256, field)
+);
+CREATE INDEX review_queue_next ON review_queue (tenant, state, hard DESC, due_at, created_at);
+"""
+
+SQL_INSERT_RUN = ("INSERT INTO extraction_runs (tenant, run_id, case_id, schema_name, schema_digest, "
+                  "extractor, docs, created_at) VALUES (?,?,?,?,?,?,?,?)")
+SQL_UPSERT_RECORD = (
+    "INSERT INTO field_records (tenant, case_id, field, run_id, schema_name, extractor_version, "
+    "status, outcome, reason, confidence, source_ids, record, updated_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT (tenant, case_id, field) DO UPDATE SET run_id=excluded.run_id, "
+    "schema_name=excluded.schema_name, extractor_version=excluded.extractor_version, "
+    "status=excluded.status, outcome=excluded.outcome, reason=excluded.reason, "
+    "confidence=excluded.confidence, source_ids=excluded.source_ids, record=excluded.record, "
+    "updated_at=excluded.updated_at"
+)
+SQL_RECORDS_OF_CASE = ("SELECT record FROM field_records WHERE tenant=? AND case_id=? ORDER BY rowid")
+SQL_RECORD = "SELECT record FROM field_records WHERE tenant=? AND case_id=? AND field=?"
+SQL_RUN = ("SELECT run_id, case_id, schema_name, schema_digest, extractor, docs, created_at "
+           "FROM extraction_runs WHERE tenant=? AND run_id=?")
+SQL_ENQUEUE = (
+    "INSERT OR IGNORE INTO review_queue (tenant, case_id, source_id, revision_id, doc_sha256, field, "
+    "reason, candidate, evidence, hard, due_at, run_id, extractor_version, confidence, created_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_ITEM_COLS = ("id, tenant, case_id, source_id, revision_id, doc_sha256, field, reason, candidate, "
+              "evidence, hard, due_at, run_id, extractor_version, confidence, created_at, state, "
+              "claimed_by, claimed_at, lease_until, decision, corrected, decided_by, decided_at")
+ITEM_COLUMNS = tuple(c.strip() for c in _ITEM_COLS.split(","))
+SQL_ITEMS_OF_TENANT = f"SELECT {_ITEM_COLS} FROM review_queue WHERE tenant=? ORDER BY id"
+SQL_ITEM = f"SELECT {_ITEM_COLS} FROM review_queue WHERE tenant=? AND id=?"
+SQL_PURGE_RECORDS_OF_SOURCE = (
+    "DELETE FROM field_records WHERE tenant=? AND EXISTS "
+    "(SELECT 1 FROM json_each(field_records.source_ids) WHERE value=?)"
+)
+SQL_PURGE_QUEUE_OF_SOURCE = "DELETE FROM review_queue WHERE tenant=? AND source_id=?"

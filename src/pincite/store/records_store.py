@@ -1,0 +1,136 @@
+"""The extraction side of the SQLite store: runs, field records and the review queue's
+insert and read paths. Mixed into `SQLiteStore`; the review stage adds claiming and
+decisions.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from .records_sql import (
+    ITEM_COLUMNS,
+    SQL_ENQUEUE,
+    SQL_INSERT_RUN,
+    SQL_ITEM,
+    SQL_ITEMS_OF_TENANT,
+    SQL_PURGE_QUEUE_OF_SOURCE,
+    SQL_PURGE_RECORDS_OF_SOURCE,
+    SQL_RECORD,
+    SQL_RECORDS_OF_CASE,
+    SQL_RUN,
+    SQL_UPSERT_RECORD,
+)
+
+_JSON_COLS = ("candidate", "evidence", "corrected")
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEntry:
+    """A review item to insert: one per (tenant, source, sha256, field)."""
+
+    case_id: str
+    source_id: str
+    revision_id: str
+    doc_sha256: str
+    field: str
+    reason: str
+    candidate: dict[str, Any]
+    evidence: list[dict[str, Any]]
+    hard: bool
+    due_at: str | None
+    run_id: str
+    extractor_version: str
+    confidence: float | None
+
+
+def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
+    """Return a review-queue row as a JSON object (JSON columns decoded, `hard` a bool)."""
+    d = dict(zip(ITEM_COLUMNS, row, strict=True))
+    for k in _JSON_COLS:
+        if d[k] is not None:
+            d[k] = json.loads(d[k])
+    d["hard"] = bool(d["hard"])
+    return d
+
+
+class RecordTables:
+    """Runs, field records, review-queue inserts (needs `conn`, `write`)."""
+
+    @property
+    def conn(self) -> sqlite3.Connection:  # provided by SQLiteStore
+        raise NotImplementedError
+
+    def write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
+
+    def save_extraction(self, tenant: str, run: dict[str, Any], records: Iterable[dict[str, Any]],
+                        queue: Iterable[QueueEntry], at: str) -> int:
+        """Store a run, upsert its field records and enqueue its review items, in one
+        transaction; return how many review items were new."""
+        added = 0
+        with self.write() as c:
+            c.execute(SQL_INSERT_RUN, (
+                tenant, run["run_id"], run["case_id"], run["schema_name"], run["schema_digest"],
+                json.dumps(run["extractor"], sort_keys=True), json.dumps(run["docs"]), at))
+            for r in records:
+                sources = sorted({p["doc_id"].split("@", 1)[0] for p in r.get("provenance", ())}
+                                 | set(run.get("source_ids", ())))
+                c.execute(SQL_UPSERT_RECORD, (
+                    tenant, run["case_id"], r["field"], run["run_id"], run["schema_name"],
+                    r["extractor"]["version"], r["status"], r["outcome"], r["reason"],
+                    r.get("confidence"), json.dumps(sources),
+                    json.dumps(r, sort_keys=True, ensure_ascii=False), at))
+            for q in queue:
+                cur = c.execute(SQL_ENQUEUE, (
+                    tenant, q.case_id, q.source_id, q.revision_id, q.doc_sha256, q.field, q.reason,
+                    json.dumps(q.candidate, sort_keys=True, ensure_ascii=False),
+                    json.dumps(q.evidence, ensure_ascii=False), int(q.hard), q.due_at, q.run_id,
+                    q.extractor_version, q.confidence, at))
+                added += cur.rowcount
+        return added
+
+    def update_field_record(self, tenant: str, case_id: str, record: dict[str, Any],
+                            at: str) -> None:
+        """Replace the stored record of one field (a reviewer's decision)."""
+        sources = sorted({p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())})
+        with self.write() as c:
+            c.execute(SQL_UPSERT_RECORD, (
+                tenant, case_id, record["field"], record["extractor"].get("run_id", ""),
+                record.get("schema_name", ""), record["extractor"]["version"], record["status"],
+                record["outcome"], record["reason"], record.get("confidence"), json.dumps(sources),
+                json.dumps(record, sort_keys=True, ensure_ascii=False), at))
+
+    def field_records(self, tenant: str, case_id: str) -> list[dict[str, Any]]:
+        """Return the stored records of a case, in the order they were first written."""
+        return [json.loads(r[0]) for r in self.conn.execute(SQL_RECORDS_OF_CASE, (tenant, case_id))]
+
+    def field_record(self, tenant: str, case_id: str, field: str) -> dict[str, Any] | None:
+        """Return the stored record of one field of a case, or None."""
+        row = self.conn.execute(SQL_RECORD, (tenant, case_id, field)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def extraction_run(self, tenant: str, run_id: str) -> dict[str, Any] | None:
+        """Return one extraction run as a JSON object, or None."""
+        row = self.conn.execute(SQL_RUN, (tenant, run_id)).fetchone()
+        if row is None:
+            return None
+        return {"run_id": row[0], "case_id": row[1], "schema_name": row[2], "schema_digest": row[3],
+                "extractor": json.loads(row[4]), "docs": json.loads(row[5]), "created_at": row[6]}
+
+    def review_items(self, tenant: str) -> list[dict[str, Any]]:
+        """Return every review item of a tenant, oldest first (no ACL applied: callers filter)."""
+        return [item_from_row(r) for r in self.conn.execute(SQL_ITEMS_OF_TENANT, (tenant,))]
+
+    def review_item(self, tenant: str, item_id: int) -> dict[str, Any] | None:
+        """Return one review item of a tenant, or None."""
+        row = self.conn.execute(SQL_ITEM, (tenant, item_id)).fetchone()
+        return item_from_row(row) if row else None
+
+    def purge_records_of_source(self, c: sqlite3.Connection, tenant: str, source_id: str) -> None:
+        """Delete the field records and review items resting on a source (inside a purge)."""
+        c.execute(SQL_PURGE_RECORDS_OF_SOURCE, (tenant, source_id))
+        c.execute(SQL_PURGE_QUEUE_OF_SOURCE, (tenant, source_id))

@@ -472,11 +472,14 @@ def verify(
 
 
 def _register_command_groups() -> None:
-    """Add `eval …` (cli_eval) and `search`, `ask`, `delete`, `index …` (cli_search)."""
-    from . import cli_eval, cli_search
+    """Add `eval …` (cli_eval), `search`, `ask`, `delete`, `index …` (cli_search),
+    `extract` (cli_extract), `review …` and `calibrate` (cli_review)."""
+    from . import cli_eval, cli_extract, cli_review, cli_search
 
     cli_eval.register(app, sys.modules[__name__])
     cli_search.register(app, sys.modules[__name__])
+    cli_extract.register(app, sys.modules[__name__])
+    cli_review.register(app, sys.modules[__name__])
 
 
 _register_command_groups()

@@ -91,6 +91,8 @@ def purge_source(store: SQLiteStore, tenant: str, source_id: str) -> dict[str, i
             sha = zero_rows(path, ords, g.n_chunks, g.dimension)
         store.purge_generation_rows(gen_id, ords, sha, lambda gid: chunk_list_digest(store, gid))
     store.purge_source_rows(tenant, source_id, now_iso())
+    records = store.purge_review_of_source(tenant, source_id)
+    records += store.purge_records_of_source(tenant, source_id)
     blobs = sum(1 for s in shas if not store.blob_in_use(tenant, s) and store.blobs.delete(tenant, s))
     qblobs = sum(1 for s in qshas if not store.blob_in_use(tenant, s, quarantine=True)
                  and store.quarantine_blobs.delete(tenant, s))
@@ -106,4 +108,4 @@ def purge_source(store: SQLiteStore, tenant: str, source_id: str) -> dict[str, i
     store.optimize_fts([g.gen_id for g in store.generations()])
     store.secure_vacuum()
     return {"chunks": len(chunks), "generations": len(ords_by_gen), "blobs": blobs,
-            "quarantine_blobs": qblobs, "cached_vectors": forgotten}
+            "quarantine_blobs": qblobs, "cached_vectors": forgotten, "field_records": records}

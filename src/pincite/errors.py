@@ -5,14 +5,16 @@ not exceptions. Only broken inputs and broken invariants raise.
 
     PinciteError                    code, HTTP status, a message that says what to do
     ├── UsageError (400)            a malformed argument: principal, ACL entry, locator, JSON
-    │   └── InvalidCitation (400)   a provenance entry that is not shaped like one
+    │   ├── InvalidCitation (400)   a provenance entry that is not shaped like one
+    │   └── InvalidSchema (400)     an extraction schema file that does not validate
     ├── NotFound (404)              no such thing, or not visible to this principal
     ├── QuoteNotFound (404)         the quote is not in the text layer
+    ├── ReviewConflict (409)        a review decision the queue's state does not allow
     ├── StoreError (500)            the store is damaged or cannot be opened
     │   ├── SchemaTooNew (500)      the store was written by a newer pincite
     │   └── StoreBusy (503)         another writer holds the store past the timeout
-    │   └── InvalidSchema (400)     an extraction schema file that does not validate
     ├── ParseFailure (422)          a parser or container check refused bytes (a quarantine reason)
+    ├── ModelUnavailable (503)      the model endpoint failed or refused, after the retries
     └── MissingExtra (500)          an optional dependency is not installed
 """
 
@@ -47,6 +49,14 @@ class InvalidSchema(UsageError):
     """An extraction schema file is malformed; the message names the file and the path."""
 
     code = "invalid_schema"
+
+
+class ReviewConflict(PinciteError):
+    """A review decision or release the queue's state does not allow (lease gone, item
+    stale, already decided)."""
+
+    code = "review_conflict"
+    status = 409
 
 
 class NotFound(PinciteError):
@@ -117,3 +127,24 @@ class MissingExtra(PinciteError):
 
     def __init__(self, package: str, extra: str) -> None:
         super().__init__(f"{package} is not installed: pip install 'pincite[{extra}]'")
+
+
+class ModelUnavailable(PinciteError):
+    """The model endpoint did not give a usable answer after the retries (down, refusing,
+    or not speaking the chat-completions protocol). Raised rather than recorded: a field
+    the model never read is not "absent"."""
+
+    code = "model_unavailable"
+    status = 503
+
+    def __init__(self, endpoint: str, detail: str, attempts: int, *, hint: str = "") -> None:
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        super().__init__(
+            f"the model endpoint {endpoint} failed{tries} ({detail}); "
+            + (hint or "check that the server is running and that --model-endpoint "
+               "(or $PINCITE_MODEL_ENDPOINT) points at its /v1 base URL")
+            + ", or run without a model endpoint to use the deterministic extractor"
+        )
+        self.endpoint = endpoint
+        self.detail = detail
+        self.attempts = attempts

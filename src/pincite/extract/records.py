@@ -9,7 +9,8 @@ and — once validated and decided — `validation_errors`, `outcome` and `reaso
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import dataclasses
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..model import Citation
@@ -61,7 +62,7 @@ class FieldRecord:
     provenance: tuple[Citation, ...]
     extractor: dict[str, Any]
     score: float | None = None
-    parts: dict[str, float] = field(default_factory=dict)
+    parts: dict[str, float] = dataclasses.field(default_factory=dict)
     margin: float | None = None
     runner_up: dict[str, Any] | None = None
     alternatives: tuple[dict[str, Any], ...] = ()
@@ -71,7 +72,7 @@ class FieldRecord:
     validation_errors: tuple[str, ...] = ()
     outcome: str | None = None
     reason: str | None = None
-    thresholds: dict[str, Any] = field(default_factory=dict)
+    thresholds: dict[str, Any] = dataclasses.field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
     def with_(self, **changes: Any) -> FieldRecord:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -78,11 +78,18 @@ def due_at(records: Sequence[FieldRecord], schema: Schema) -> str | None:
     return None
 
 
+def _in_reading_order(r: FieldRecord, case: Case) -> FieldRecord:
+    """Return the record with its provenance in reading order: case document order, then
+    offset (the first document given is the main one)."""
+    order = {d.doc_id: d.order for d in case.docs}
+    prov = tuple(sorted(r.provenance, key=lambda c: (order.get(c.doc_id, len(order)), c.char_start)))
+    return r.with_(provenance=prov)
+
+
 def _queue_entry(r: FieldRecord, case: Case, run_id: str, due: str | None) -> QueueEntry:
     first = r.provenance[0].doc_id if r.provenance else case.docs[0].doc_id
     doc = case.doc(first) or case.docs[0]
-    evidence = [c.to_dict() for c in sorted(r.provenance, key=lambda c: (
-        next((d.order for d in case.docs if d.doc_id == c.doc_id), 0), c.char_start))]
+    evidence = [c.to_dict() for c in r.provenance]
     return QueueEntry(case_id=case.case_id, source_id=doc.rev.source_id,
                       revision_id=doc.rev.revision_id, doc_sha256=doc.rev.sha256, field=r.field,
                       reason=r.reason or "low_confidence", candidate=r.to_dict(), evidence=evidence,
@@ -107,8 +114,11 @@ def decide_all(records: Sequence[FieldRecord], schema: Schema,
 def run_extraction(store: SQLiteStore, principal: Principal, schema: Schema, docs: Sequence[str], *,
                    case_id: str | None = None, extractor: Extractor | None = None,
                    thresholds: Thresholds = schema_thresholds, route: bool = True,
-                   persist: bool = True, run_id: str | None = None) -> ExtractionResult:
-    """Return the decided records of one run over `docs` (stored unless persist=False)."""
+                   persist: bool = True, run_id: str | None = None,
+                   audit: Callable[[QueueEntry], bool] | None = None) -> ExtractionResult:
+    """Return the decided records of one run over `docs` (stored unless persist=False).
+
+    `audit` picks SHOW records to queue as `sample_audit` (see `review.queue`)."""
     case = load_case(store, principal, docs, case_id)
     run_id = run_id or new_run_id()
     if extractor is None:
@@ -116,7 +126,7 @@ def run_extraction(store: SQLiteStore, principal: Principal, schema: Schema, doc
         if route and store.pointer()[0] is not None:
             router = search_router(store, case)
         extractor = DeterministicExtractor(router=router)
-    records = extractor.extract(case, schema, run_id)
+    records = [_in_reading_order(r, case) for r in extractor.extract(case, schema, run_id)]
     records = validate(records, schema, case.verifier)
     records = decide_all(records, schema, thresholds)
     due = due_at(records, schema)
@@ -128,6 +138,10 @@ def run_extraction(store: SQLiteStore, principal: Principal, schema: Schema, doc
     if persist:
         queue = [_queue_entry(r, case, run_id, due) for r in records
                  if r.outcome == Outcome.REVIEW.value]
+        if audit is not None:
+            shown = (_queue_entry(r, case, run_id, due) for r in records
+                     if r.outcome == Outcome.SHOW.value)
+            queue += [replace(q, reason="sample_audit") for q in shown if audit(q)]
         queued = store.save_extraction(principal.tenant, run, [r.to_dict() for r in records],
                                        queue, _now())
     return ExtractionResult(run, records, queued, case)

@@ -72,7 +72,9 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
                 errors.append(f"min:{spec.min}")
             if spec.max is not None and n > spec.max:
                 errors.append(f"max:{spec.max}")
-        out.append(r.with_(provenance=prov, validation_errors=tuple(errors)))
+        # errors an extractor already recorded (e.g. malformed model output) are kept
+        out.append(r.with_(provenance=prov, validation_errors=r.validation_errors + tuple(
+            e for e in errors if e not in r.validation_errors)))
     values = {r.field: r.value for r in out if r.status == "present"}
     failed: dict[str, list[str]] = {}
     for post in schema.all_postconditions():

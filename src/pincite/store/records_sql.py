@@ -47,7 +47,7 @@ CREATE TABLE field_records (
     record        TEXT NOT NULL,
     updated_at    TEXT NOT NULL,
     PRIMARY KEY (tenant, case_id, field)
-) WITHOUT ROWID;
+);
 CREATE TABLE review_queue (
     id            INTEGER PRIMARY KEY,
     tenant        TEXT NOT NULL,
@@ -80,7 +80,7 @@ CREATE INDEX review_queue_next ON review_queue (tenant, state, hard DESC, due_at
 
 SQL_INSERT_RUN = ("INSERT INTO extraction_runs (tenant, run_id, case_id, schema_name, schema_digest, "
                   "extractor, docs, created_at) VALUES (?,?,?,?,?,?,?,?)")
-SQL_UPSERT_RECORD = (
+_RECORD_INSERT = (
     "INSERT INTO field_records (tenant, case_id, field, run_id, schema_name, extractor_version, "
     "status, outcome, reason, confidence, source_ids, record, updated_at) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
@@ -90,6 +90,14 @@ SQL_UPSERT_RECORD = (
     "confidence=excluded.confidence, source_ids=excluded.source_ids, record=excluded.record, "
     "updated_at=excluded.updated_at"
 )
+# A reviewer's decision (the record's `review`) stands while the case's documents are the
+# same bytes: a re-run over them does not overwrite it; a new revision does.
+SQL_UPSERT_RECORD = _RECORD_INSERT + (
+    " WHERE json_extract(field_records.record, '$.review') IS NULL"
+    " OR COALESCE((SELECT r.docs FROM extraction_runs r WHERE r.tenant = field_records.tenant"
+    " AND r.run_id = field_records.run_id), '') != ?"
+)
+SQL_REPLACE_RECORD = _RECORD_INSERT
 SQL_RECORDS_OF_CASE = ("SELECT record FROM field_records WHERE tenant=? AND case_id=? ORDER BY rowid")
 SQL_RECORD = "SELECT record FROM field_records WHERE tenant=? AND case_id=? AND field=?"
 SQL_RUN = ("SELECT run_id, case_id, schema_name, schema_digest, extractor, docs, created_at "

@@ -22,6 +22,7 @@ from .records_sql import (
     SQL_PURGE_RECORDS_OF_SOURCE,
     SQL_RECORD,
     SQL_RECORDS_OF_CASE,
+    SQL_REPLACE_RECORD,
     SQL_RUN,
     SQL_UPSERT_RECORD,
 )
@@ -70,12 +71,14 @@ class RecordTables:
     def save_extraction(self, tenant: str, run: dict[str, Any], records: Iterable[dict[str, Any]],
                         queue: Iterable[QueueEntry], at: str) -> int:
         """Store a run, upsert its field records and enqueue its review items, in one
-        transaction; return how many review items were new."""
+        transaction; return how many review items were new. A reviewed record stands
+        while the run reads the same documents (see SQL_UPSERT_RECORD)."""
         added = 0
+        docs = json.dumps(run["docs"])
         with self.write() as c:
             c.execute(SQL_INSERT_RUN, (
                 tenant, run["run_id"], run["case_id"], run["schema_name"], run["schema_digest"],
-                json.dumps(run["extractor"], sort_keys=True), json.dumps(run["docs"]), at))
+                json.dumps(run["extractor"], sort_keys=True), docs, at))
             for r in records:
                 sources = sorted({p["doc_id"].split("@", 1)[0] for p in r.get("provenance", ())}
                                  | set(run.get("source_ids", ())))
@@ -83,7 +86,7 @@ class RecordTables:
                     tenant, run["case_id"], r["field"], run["run_id"], run["schema_name"],
                     r["extractor"]["version"], r["status"], r["outcome"], r["reason"],
                     r.get("confidence"), json.dumps(sources),
-                    json.dumps(r, sort_keys=True, ensure_ascii=False), at))
+                    json.dumps(r, sort_keys=True, ensure_ascii=False), at, docs))
             for q in queue:
                 cur = c.execute(SQL_ENQUEUE, (
                     tenant, q.case_id, q.source_id, q.revision_id, q.doc_sha256, q.field, q.reason,
@@ -98,7 +101,7 @@ class RecordTables:
         """Replace the stored record of one field (a reviewer's decision)."""
         sources = sorted({p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())})
         with self.write() as c:
-            c.execute(SQL_UPSERT_RECORD, (
+            c.execute(SQL_REPLACE_RECORD, (
                 tenant, case_id, record["field"], record["extractor"].get("run_id", ""),
                 record.get("schema_name", ""), record["extractor"]["version"], record["status"],
                 record["outcome"], record["reason"], record.get("confidence"), json.dumps(sources),
@@ -130,7 +133,10 @@ class RecordTables:
         row = self.conn.execute(SQL_ITEM, (tenant, item_id)).fetchone()
         return item_from_row(row) if row else None
 
-    def purge_records_of_source(self, c: sqlite3.Connection, tenant: str, source_id: str) -> None:
-        """Delete the field records and review items resting on a source (inside a purge)."""
-        c.execute(SQL_PURGE_RECORDS_OF_SOURCE, (tenant, source_id))
-        c.execute(SQL_PURGE_QUEUE_OF_SOURCE, (tenant, source_id))
+    def purge_records_of_source(self, tenant: str, source_id: str) -> int:
+        """Delete the field records and review items that quote a purged source; return how
+        many rows went."""
+        with self.write() as c:
+            n = c.execute(SQL_PURGE_RECORDS_OF_SOURCE, (tenant, source_id)).rowcount
+            n += c.execute(SQL_PURGE_QUEUE_OF_SOURCE, (tenant, source_id)).rowcount
+        return n

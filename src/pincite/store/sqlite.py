@@ -24,6 +24,8 @@ from .index_sql import MIGRATION_2
 from .index_store import IndexTables
 from .records_sql import MIGRATION_3
 from .records_store import RecordTables
+from .review_sql import MIGRATION_4, SQL_MARK_STALE
+from .review_store import ReviewTables
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: sources, revisions, text layers, quarantine
@@ -88,6 +90,8 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_2,
     # 3: extraction runs, field records, the review queue (see records_sql)
     MIGRATION_3,
+    # 4: claims, labels, incidents, review settings (see review_sql)
+    MIGRATION_4,
 )
 
 SQL_SOURCE = "SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources WHERE tenant=? AND source_id=?"
@@ -228,7 +232,7 @@ def decode_layer(row: Sequence[Any]) -> TextLayer:
     )
 
 
-class SQLiteStore(IndexTables, RecordTables):
+class SQLiteStore(IndexTables, RecordTables, ReviewTables):
     """Metadata, text layers and quarantine records in `<root>/pincite.db`; bytes in `<root>/blobs`."""
 
     backend = "sqlite"
@@ -404,6 +408,7 @@ class SQLiteStore(IndexTables, RecordTables):
             ))
             c.execute(SQL_INSERT_LAYER, (tenant, source_id, revision_id, layer.layer_id,
                                          *encode_layer(layer), at))
+            c.execute(SQL_MARK_STALE, {"tenant": tenant, "source": source_id, "sha": sha256})
             faults.hit("ingest.before_commit")
         rev = Revision(tenant, source_id, revision_id, sha256, media_type, size, at, at, None,
                        tuple(flags))

@@ -1,0 +1,1 @@
+"""The review stage: the queue, decisions, calibration and the review page."""

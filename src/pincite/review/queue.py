@@ -1,0 +1,293 @@
+"""The review queue as a principal sees it: list, claim, release, decide.
+
+A reviewer is a principal. They see only the items whose documents (the item's own and
+every document its evidence cites) their ACL allows; an item they may not see is "not
+found", so its existence does not leak — and that holds at decision time too: a reviewer
+whose access was revoked after claiming cannot decide.
+
+Claims carry a lease (default 900 s). A claim whose lease ran out goes back to the queue;
+only the reviewer holding a live lease may decide. A decision closes the loop twice
+(seed 000 §05): it replaces the field record (a correction rests on a citation the
+verifier located in the document, or on an explicit "not in the document"), and it
+becomes a labelled example tagged with the extractor version. Time to decision is kept
+per item and reviewer; a run of fast accepts opens a rubber-stamp incident whose labels
+stay out of calibration until it is cleared.
+
+`sample_audit_selector` picks a stable fraction of SHOW records for the queue, so the
+high-confidence bins of the calibration curve get labels too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ..errors import NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
+from ..model import Principal, acl_allows, split_doc_id
+from ..resolve import visible_source
+from ..store import SQLiteStore
+from ..store.records_store import QueueEntry
+from ..store.review_store import StampRule
+from ..verify import Verifier
+from .decisions import DECISIONS, reviewed_record
+
+DEFAULT_LEASE_SECONDS = 900.0
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "audit_fraction": 0.0,   # share of SHOW records queued as sample_audit
+    "stamp_run": 5,          # a rubber stamp: this many accepts in a row …
+    "stamp_seconds": 10.0,   # … each decided in under this many seconds
+}
+STATES = ("open", "stale", "decided")
+
+Clock = Callable[[], datetime]
+
+
+def iso(t: datetime) -> str:
+    """Return the queue's time format: ISO 8601 UTC with microseconds."""
+    return t.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def item_sources(item: dict[str, Any]) -> set[str]:
+    """Return the source ids an item rests on: its own and those its evidence cites."""
+    out = {item["source_id"]}
+    for e in item.get("evidence") or ():
+        out.add(split_doc_id(str(e.get("doc_id", "")))[0])
+    return out
+
+
+def visible_source_ids(store: SQLiteStore, principal: Principal) -> list[str]:
+    """Return the ids of the (live) sources of the principal's tenant it may read."""
+    return [s.source_id for s in store.sources(principal.tenant) if acl_allows(s.acl, principal)]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSettings:
+    """Per-tenant review settings."""
+
+    audit_fraction: float
+    stamp_run: int
+    stamp_seconds: float
+
+    @property
+    def stamp(self) -> StampRule:
+        return StampRule(self.stamp_run, self.stamp_seconds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"audit_fraction": self.audit_fraction, "stamp_run": self.stamp_run,
+                "stamp_seconds": self.stamp_seconds}
+
+
+def review_settings(store: SQLiteStore, tenant: str) -> ReviewSettings:
+    """Return a tenant's review settings (defaults where none are stored)."""
+    d = {**DEFAULT_SETTINGS, **store.review_settings(tenant)}
+    return ReviewSettings(float(d["audit_fraction"]), int(d["stamp_run"]), float(d["stamp_seconds"]))
+
+
+def audit_draw(tenant: str, source_id: str, doc_sha256: str, field: str) -> float:
+    """Return a stable number in [0, 1) for a (document version, field): the audit draw."""
+    key = "\x00".join((tenant, source_id, doc_sha256, field)).encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2.0**64
+
+
+def sample_audit_selector(store: SQLiteStore, tenant: str) -> Callable[[QueueEntry], bool] | None:
+    """Return the predicate that picks SHOW records for the sample_audit stream, or None
+    when the tenant's audit fraction is 0. The draw is a hash of the document version and
+    field, so a re-run picks the same records and the queue does not grow."""
+    fraction = review_settings(store, tenant).audit_fraction
+    if fraction <= 0:
+        return None
+    return lambda q: audit_draw(tenant, q.source_id, q.doc_sha256, q.field) < fraction
+
+
+class ReviewQueue:
+    """The queue of one tenant as seen and worked by one principal."""
+
+    def __init__(self, store: SQLiteStore, principal: Principal, *, clock: Clock | None = None) -> None:
+        self.store = store
+        self.principal = principal
+        self.clock = clock or _system_clock
+
+    @property
+    def reviewer(self) -> str:
+        return self.principal.subject
+
+    def now(self) -> str:
+        return iso(self.clock())
+
+    # ---- reading -----------------------------------------------------------------------
+
+    def items(self, *, state: str | None = None, reason: str | None = None,
+              field: str | None = None, hard: bool | None = None,
+              mine: bool = False) -> list[dict[str, Any]]:
+        """Return the items this principal may see (open first, in queue order), filtered."""
+        visible = visible_source_ids(self.store, self.principal)
+        now = self.now()
+        out = []
+        for it in self.store.visible_review_items(self.principal.tenant, visible):
+            if state and it["state"] != state:
+                continue
+            if reason and it["reason"] != reason:
+                continue
+            if field and it["field"] != field:
+                continue
+            if hard is not None and it["hard"] != hard:
+                continue
+            live = bool(it["claimed_by"]) and (it["lease_until"] or "") > now
+            if mine and not (live and it["claimed_by"] == self.reviewer and it["state"] == "open"):
+                continue
+            it["claim_live"] = live and it["state"] == "open"
+            out.append(it)
+        return out
+
+    def _visible(self, item: dict[str, Any]) -> bool:
+        return all(visible_source(self.store, self.principal, s) is not None
+                   for s in item_sources(item))
+
+    def item(self, item_id: int) -> dict[str, Any]:
+        """Return one item; NotFound when it does not exist or the principal may not see it."""
+        it = self.store.review_item(self.principal.tenant, int(item_id))
+        if it is None or not self._visible(it):
+            raise NotFound("review item", str(item_id))
+        it["claim_live"] = (it["state"] == "open" and bool(it["claimed_by"])
+                            and (it["lease_until"] or "") > self.now())
+        return it
+
+    # ---- claiming ----------------------------------------------------------------------
+
+    def next(self, *, lease: float = DEFAULT_LEASE_SECONDS, field: str | None = None
+             ) -> dict[str, Any] | None:
+        """Claim the next item for this reviewer (their own live claim first, renewed),
+        hard first, nearest deadline, oldest; None when the queue holds nothing for them."""
+        if lease <= 0:
+            raise UsageError("the lease must be a positive number of seconds")
+        t = self.clock()
+        visible = visible_source_ids(self.store, self.principal)
+        it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
+                                          now=iso(t), lease_until=iso(t + timedelta(seconds=lease)),
+                                          field=field)
+        if it is not None:
+            it["claim_live"] = True
+        return it
+
+    def release(self, item_id: int) -> None:
+        """Give a claimed item back to the queue."""
+        self.item(item_id)
+        if not self.store.release_review_item(self.principal.tenant, int(item_id), self.reviewer,
+                                              self.now()):
+            raise ReviewConflict(f"you hold no live claim on review item {item_id}")
+
+    # ---- deciding ----------------------------------------------------------------------
+
+    def decide(self, item_id: int, decision: str, *, value: Any = None, quote: str | None = None,
+               doc: str | None = None, not_stated: bool = False) -> dict[str, Any]:
+        """Decide a claimed item; return {item, label, record, incident}.
+
+        `correct` needs the corrected `value` and a `quote` that the verifier locates in
+        one of the case's documents (`doc` to name which), or `not_stated=True`.
+        """
+        if decision not in DECISIONS:
+            raise UsageError(f"unknown decision {decision!r}: use {', '.join(DECISIONS)}")
+        if decision != "correct" and (value is not None or quote or not_stated):
+            raise UsageError("--value, --quote and --not-stated go with --decision correct")
+        if decision == "correct":
+            if not_stated and (quote or value is not None):
+                raise UsageError("a value that is not in the document has no value and no quote")
+            if not not_stated and (value is None or not quote):
+                raise UsageError("a correction gives the value (--value JSON) and cites the "
+                                 "passage it rests on (--quote TEXT), or says the value is not "
+                                 "in the document (--not-stated)")
+        item = self.item(item_id)  # NotFound for an invisible item, or a revoked reviewer
+        citation = None
+        if decision == "correct" and not not_stated:
+            citation = self._cite(item, str(quote), doc)
+        at = self.now()
+        base = (self.store.field_record(self.principal.tenant, item["case_id"], item["field"])
+                or dict(item["candidate"]))
+        record = reviewed_record(base, item, decision=decision, reviewer=self.reviewer,
+                                 value=value, citation=citation,
+                                 not_stated=not_stated or decision == "abstain", at=at)
+        settings = review_settings(self.store, self.principal.tenant)
+        res = self.store.decide_review_item(
+            self.principal.tenant, int(item_id), self.reviewer, decision=decision,
+            corrected=value if decision == "correct" and not not_stated else None,
+            not_stated=(decision == "abstain") or (decision == "correct" and not_stated),
+            record=record, now=at, stamp=settings.stamp)
+        if res.status != "ok":
+            raise self._conflict(item_id, res.status)
+        return {"item": res.item, "label": res.label, "record": record,
+                "incident": res.incident_id}
+
+    def _cite(self, item: dict[str, Any], quote: str, doc: str | None) -> dict[str, Any]:
+        verifier = Verifier(self.store, self.principal)
+        if doc:
+            candidates = [doc]
+        else:
+            candidates = [f"{item['source_id']}@{item['revision_id']}"]
+            run = self.store.extraction_run(self.principal.tenant, item["run_id"]) or {}
+            candidates += [d["doc_id"] for d in run.get("docs", ()) if d["doc_id"] not in candidates]
+        for d in candidates:
+            if visible_source(self.store, self.principal, split_doc_id(d)[0]) is None:
+                continue
+            try:
+                c = verifier.cite(d, quote)
+            except (QuoteNotFound, NotFound):
+                continue
+            if c.quote_verified:
+                return c.to_dict()
+        raise QuoteNotFound(candidates[0], quote)
+
+    @staticmethod
+    def _conflict(item_id: int, status: str) -> PinciteError:
+        if status == "not_found":
+            return NotFound("review item", str(item_id))
+        return ReviewConflict({
+            "stale": f"review item {item_id} is stale: its document has a newer revision; "
+                     "run `pincite extract` again to re-queue what changed",
+            "decided": f"review item {item_id} was already decided",
+            "not_claimed": f"you do not hold review item {item_id}; claim it with "
+                           "`pincite review next`",
+            "lease_expired": f"your lease on review item {item_id} ran out; claim it again "
+                             "with `pincite review next`",
+        }.get(status, f"review item {item_id}: {status}"))
+
+    # ---- incidents and settings ----------------------------------------------------------
+
+    def incidents(self) -> list[dict[str, Any]]:
+        """Return the tenant's rubber-stamp incidents."""
+        return self.store.review_incidents(self.principal.tenant)
+
+    def clear_incident(self, incident_id: int) -> None:
+        """Clear an open incident: its labels count for calibration again."""
+        if not self.store.clear_review_incident(self.principal.tenant, int(incident_id),
+                                                self.reviewer, self.now()):
+            raise NotFound("open incident", str(incident_id))
+
+    def settings(self) -> ReviewSettings:
+        return review_settings(self.store, self.principal.tenant)
+
+    def set_settings(self, *, audit_fraction: float | None = None, stamp_run: int | None = None,
+                     stamp_seconds: float | None = None) -> ReviewSettings:
+        """Change the tenant's review settings; return them."""
+        values: dict[str, Any] = {}
+        if audit_fraction is not None:
+            if not 0.0 <= audit_fraction <= 1.0:
+                raise UsageError("the audit fraction is a number from 0 to 1")
+            values["audit_fraction"] = float(audit_fraction)
+        if stamp_run is not None:
+            if stamp_run < 0:
+                raise UsageError("the rubber-stamp run is a count (0 turns the check off)")
+            values["stamp_run"] = int(stamp_run)
+        if stamp_seconds is not None:
+            if stamp_seconds < 0:
+                raise UsageError("the rubber-stamp time is a number of seconds")
+            values["stamp_seconds"] = float(stamp_seconds)
+        if values:
+            self.store.set_review_settings(self.principal.tenant, values, self.now())
+        return self.settings()

@@ -1,7 +1,10 @@
 """Ingest benchmark: pages/s of pincite's PDF parse beside raw pypdfium2, and verifications/s.
 
 Runs on the CUAD dev PDFs (or `--data DIR` holding PDFs). Every system runs in the same
-process, on the same files, in the same run, so the ratios hold on a noisy machine:
+process, on the same files, in the same run, so the ratios hold on a noisy machine; each
+system runs `--runs` times, interleaved with the others, and its best run counts. Imports
+and worker start-up are outside the timings: the smallest PDF is parsed once in-process,
+and once by each sandbox worker, before the clock starts (pypdfium2 is loaded by then too):
 
 - pypdfium2 text          get_text_range() per page
 - pypdfium2 text+boxes    the same plus get_charbox() for every character
@@ -12,7 +15,7 @@ process, on the same files, in the same run, so the ratios hold on a noisy machi
 Then verifications/s: citations of random spans verified again and again with the
 per-revision hash cached (the steady state of `pincite verify` over many entries).
 
-Usage: python bench/ingest.py [--data DIR] [--repeat N] [--json]
+Usage: python bench/ingest.py [--data DIR] [--repeat N] [--runs N] [--json]
 """
 
 from __future__ import annotations
@@ -31,6 +34,16 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "cuad" / "dev" / "full_contract
 
 def _pdfs(data: Path) -> list[Path]:
     return sorted(p for p in data.rglob("*") if p.suffix.lower() == ".pdf")
+
+
+def _warm_up(files: list[bytes]) -> None:
+    """Load pypdfium2 and pincite's PDF parser in this process (imports are not timed)."""
+    import pypdfium2  # noqa: F401
+
+    from pincite.limits import Limits
+    from pincite.parse import parse
+
+    parse("pdf", min(files, key=len), limits=Limits())
 
 
 def bench_pdfium_text(files: list[bytes]) -> int:
@@ -79,7 +92,7 @@ def bench_parse_sandbox(files: list[bytes]) -> int:
 
     pages = 0
     with ParserSandbox(Limits()) as sb:
-        sb.parse("text", b"warm up the worker")
+        sb.parse("pdf", min(files, key=len))  # start the worker, load the parser
         t0 = time.perf_counter()
         for data in files:
             pages += sb.parse("pdf", data).page_count
@@ -95,7 +108,7 @@ def bench_ingest(files: list[bytes]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(Path(tmp) / "s")
         with Ingestor(store, tenant="bench", acl=["*"]) as ing:
-            ing.ingest(b"warm up the worker", source_id="warm.txt", path="warm.txt")
+            ing.ingest(min(files, key=len), source_id="warm.pdf", path="warm.pdf")
             t0 = time.perf_counter()
             for i, data in enumerate(files):
                 r = ing.ingest(data, source_id=f"d{i}.pdf", path=f"d{i}.pdf", name=f"d{i}.pdf")
@@ -149,6 +162,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=3, help="runs per system; the best counts")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
@@ -156,28 +170,36 @@ def main() -> None:
     if not paths:
         sys.exit(f"no PDFs under {args.data}")
     files = [p.read_bytes() for p in paths] * args.repeat
+    systems = [("pypdfium2 text", bench_pdfium_text),
+               ("pypdfium2 text+boxes", bench_pdfium_boxes),
+               ("pincite parse", bench_parse),
+               ("pincite parse (sandbox)", bench_parse_sandbox),
+               ("pincite ingest", bench_ingest)]
+    _warm_up(files)
+    best: dict[str, tuple[float, int]] = {}
+    for _ in range(max(1, args.runs)):
+        for name, fn in systems:
+            t0 = time.perf_counter()
+            pages = fn(files)
+            elapsed = getattr(fn, "elapsed", None) or (time.perf_counter() - t0)
+            if name not in best or elapsed < best[name][0]:
+                best[name] = (elapsed, pages)
     rows = []
-    for name, fn in [("pypdfium2 text", bench_pdfium_text),
-                     ("pypdfium2 text+boxes", bench_pdfium_boxes),
-                     ("pincite parse", bench_parse),
-                     ("pincite parse (sandbox)", bench_parse_sandbox),
-                     ("pincite ingest", bench_ingest)]:
-        t0 = time.perf_counter()
-        pages = fn(files)
-        elapsed = getattr(fn, "elapsed", None) or (time.perf_counter() - t0)
+    for name, _ in systems:
+        elapsed, pages = best[name]
         rows.append({"system": name, "pages": pages, "seconds": round(elapsed, 3),
                      "pages_per_s": round(pages / elapsed, 1)})
     base = next(r for r in rows if r["system"] == "pypdfium2 text+boxes")["pages_per_s"]
     for r in rows:
         r["ratio_vs_text+boxes"] = round(r["pages_per_s"] / base, 2)
     nver, vsec = bench_verify(files)
-    out = {"documents": len(files), "rows": rows,
+    out = {"documents": len(files), "runs": max(1, args.runs), "rows": rows,
            "verify": {"verifications": nver, "seconds": round(vsec, 3),
                       "per_s": round(nver / vsec) if vsec == vsec else None}}
     if args.json:
         print(json.dumps(out))
         return
-    print(f"{len(files)} PDFs from {args.data}")
+    print(f"{len(files)} PDFs from {args.data}, best of {out['runs']} runs per system")
     print(f"{'system':26} {'pages':>6} {'seconds':>8} {'pages/s':>9} {'× text+boxes':>13}")
     for r in rows:
         print(f"{r['system']:26} {r['pages']:>6} {r['seconds']:>8.2f} {r['pages_per_s']:>9.1f} "

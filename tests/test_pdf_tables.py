@@ -282,14 +282,15 @@ def test_prose_page_has_no_table() -> None:
 def test_tender_example_tables() -> None:
     layer = _parse((EXAMPLES / "tender" / "pliego.pdf").read_bytes())
     tables = _tables(layer)
-    assert [(t.meta["n_rows"], t.meta["n_cols"]) for t, _ in tables] == [(4, 3), (4, 2)]  # type: ignore[index]
+    assert [(t.meta["n_rows"], t.meta["n_cols"]) for t, _ in tables] == [(4, 3), (3, 2)]  # type: ignore[index]
     (_, solvency), (_, award) = tables
     assert _grid(layer, solvency)[1] == ["Volumen anual de negocios", "450.000 €",
                                          "Cuentas anuales depositadas"]
     assert _grid(layer, award)[0] == ["Criterio", "Ponderación"]
     locators = {c.locator: layer.text[c.char_start:c.char_end] for c in solvency + award}
     assert locators["table 1 / Volumen anual de negocios / Umbral mínimo"] == "450.000 €"
-    assert locators["table 2 / Oferta económica / Ponderación"] == "60 puntos"
+    assert locators["table 2 / Oferta económica (precio) / Ponderación"] == "60 puntos"
+    assert locators["table 2 / Calidad técnica de la propuesta / Ponderación"] == "40 puntos"
     _check_cells(layer, solvency + award)
 
 

@@ -4,6 +4,11 @@ Per page: the text in one call, the loose box of every character in one tight C-
 loop, the rest per line or per page object. A line keeps its characters' boxes (origin at
 the top-left of the page as shown: crop box, /Rotate applied) and marks the characters
 that are not glyphs (`holes`: spaces pdfium generated or this module inserted).
+
+The boxes stay in bulk: one float64 array per page, turned to the page as shown with
+array arithmetic; a line's boxes are rows of it (`CharBoxes`), read as tuples only where
+table detection asks, and its extent comes from one reduction per page. The layer
+builder takes the rows as they are.
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ import math
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from ctypes import CFUNCTYPE, c_int, c_uint, c_void_p
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import repeat
-from operator import sub
 from types import SimpleNamespace
 from typing import Any
+
+import numpy as np
 
 from ..model import Box
 from .pdf_objects import Rule, page_objects
@@ -31,6 +37,7 @@ _CLOSERS = ".,;:)]}\u201d\""  # not apostrophes: "don't" is one word
 HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
 ZERO: Box = (0.0, 0.0, 0.0, 0.0)
+ZERO_ROW = np.zeros((1, 4))  # ZERO as a row of boxes (shared: never written to)
 _BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
 _CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
 _CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
@@ -90,13 +97,47 @@ def pdfium_fns() -> Any:
     return _FN
 
 
+class CharBoxes(Sequence[Box]):
+    """A line's character boxes as shown: `rows`, an (n, 4) float64 array (x0, top, x1,
+    bottom per character; rows of the page's array, shared: never written to), read as
+    tuples of floats."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    @classmethod
+    def of(cls, boxes: Iterable[Box]) -> CharBoxes:
+        """Return the boxes of a list of tuples."""
+        return cls(np.array(list(boxes), dtype=np.float64).reshape(-1, 4))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return list(map(tuple, self.rows[i].tolist()))
+        return tuple(self.rows[i].tolist())
+
+    def __iter__(self) -> Iterator[Box]:
+        return map(tuple, self.rows.tolist())  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CharBoxes):
+            return bool(np.array_equal(self.rows, other.rows))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(slots=True)
 class Line:
     """One visual line: text, one box per character (ZERO at `holes`), and its own box."""
 
     page: int
     text: str
-    boxes: list[Box]
+    boxes: CharBoxes
     holes: list[int]
     x0: float
     top: float
@@ -147,18 +188,18 @@ def _frame(fn: Any, page: int) -> tuple[float, float, float, float]:
 
 
 def _transform(box: tuple[float, float, float, float], rot: int) -> tuple[float, float, Any]:
-    """Return (width, height, f): f maps PDF box columns (l, t, r, b) to the columns
-    (x0, top, x1, bottom) of the page turned `rot` quarter turns clockwise."""
+    """Return (width, height, f): f maps PDF box columns (l, t, r, b), float64 arrays, to
+    the columns (x0, top, x1, bottom) of the page turned `rot` quarter turns clockwise."""
     L, B, R, T = box
 
-    def off(c: float, v: list[float]) -> list[float]:  # v - c
-        return v if c == 0 else list(map(sub, v, repeat(c)))
+    def off(c: float, v: np.ndarray) -> np.ndarray:  # v - c
+        return v if c == 0 else v - c
 
-    def flip(c: float, v: list[float]) -> list[float]:  # c - v
-        return list(map(partial(sub, c), v))
+    def flip(c: float, v: np.ndarray) -> np.ndarray:  # c - v
+        return c - v
 
-    def f(x0: list[float], y1: list[float], x1: list[float], y0: list[float],
-          ) -> tuple[list[float], ...]:
+    def f(x0: np.ndarray, y1: np.ndarray, x1: np.ndarray, y0: np.ndarray,
+          ) -> tuple[np.ndarray, ...]:
         if rot == 0:
             return off(L, x0), flip(T, y1), off(L, x1), flip(T, y0)
         if rot == 1:
@@ -170,25 +211,23 @@ def _transform(box: tuple[float, float, float, float], rot: int) -> tuple[float,
     return (T - B, R - L, f) if rot in (1, 3) else (R - L, T - B, f)
 
 
-def _upright(text: str, left: list[float], bottom: list[float], default: int) -> int:
+def _upright(text: str, left: np.ndarray, bottom: np.ndarray, default: int) -> int:
     """Return the quarter turns that make most of the page's text read left to right."""
     n = len(text)
     step = max(1, n // 200)
-    votes = [0, 0, 0, 0]
-    rtl = 0
-    for k in range(0, n - 1, step):
-        c0, c1 = text[k], text[k + 1]
-        if not (c0.isalnum() and c1.isalnum()):
-            continue
-        dx, dy = left[k + 1] - left[k], bottom[k + 1] - bottom[k]
-        if abs(dx) > 2 * abs(dy):
-            votes[0 if dx > 0 else 2] += 1
-        elif abs(dy) > 2 * abs(dx):
-            votes[1 if dy > 0 else 3] += 1
-        rtl += unicodedata.bidirectional(c0) in ("R", "AL")
-    if rtl > sum(votes) / 2:  # right-to-left script: the glyphs run backwards
-        votes[0] += votes[2]
-        votes[2] = 0
+    ks = np.arange(0, n - 1, step)  # a sample of pairs of letters or digits
+    ok = np.array([c0.isalnum() and c1.isalnum()
+                   for c0, c1 in zip(text[0:n - 1:step], text[1:n:step], strict=True)], dtype=bool)
+    dx, dy = left[ks + 1] - left[ks], bottom[ks + 1] - bottom[ks]
+    across = ok & (np.abs(dx) > 2 * np.abs(dy))
+    down = ok & ~across & (np.abs(dy) > 2 * np.abs(dx))
+    votes = [int(np.count_nonzero(across & (dx > 0))), int(np.count_nonzero(down & (dy > 0))),
+             int(np.count_nonzero(across & ~(dx > 0))), int(np.count_nonzero(down & ~(dy > 0)))]
+    if votes[2]:
+        rtl = sum(unicodedata.bidirectional(text[k]) in ("R", "AL") for k in ks[ok].tolist())
+        if rtl > sum(votes) / 2:  # right-to-left script: the glyphs run backwards
+            votes[0] += votes[2]
+            votes[2] = 0
     best = max(range(4), key=votes.__getitem__)
     return best if votes[best] > 2 * votes[default] + 3 else default
 
@@ -196,8 +235,9 @@ def _upright(text: str, left: list[float], bottom: list[float], default: int) ->
 def _shown_rules(rules: list[Rule], transform: Any
                  ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
     """Return the rulings as shown: horizontal (y, x0, x1) and vertical (x, top, bottom)."""
-    x0, top, x1, bottom = transform([r[0] for r in rules], [r[3] for r in rules],
-                                    [r[2] for r in rules], [r[1] for r in rules])
+    cols = np.array(rules, dtype=np.float64).reshape(-1, 4)
+    x0, top, x1, bottom = (c.tolist() for c in transform(cols[:, 0], cols[:, 3],
+                                                         cols[:, 2], cols[:, 1]))
     h: list[tuple[float, float, float]] = []
     v: list[tuple[float, float, float]] = []
     for a, t, b, u in zip(x0, top, x1, bottom, strict=True):
@@ -236,28 +276,25 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         rects = (fn.rect_type * n)()
         base = ctypes.addressof(rects)
         list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
-        flat: list[float] = memoryview(rects).cast("B").cast("f").tolist()  # type: ignore[assignment]
-        if not math.isfinite(sum(flat)):  # a damaged font or matrix: no box for those
-            flat = [v if math.isfinite(v) and abs(v) < 1e7 else 0.0 for v in flat]
-        raw = flat[0::4], flat[1::4], flat[2::4], flat[3::4]
-        cols = transform(*raw)
-        boxes: list[Box] = list(zip(*cols, strict=True))
-        up = _upright(text, raw[0], raw[3], rot)
+        raw = np.frombuffer(rects, dtype=np.float32).astype(np.float64).reshape(n, 4)
+        if not np.isfinite(raw).all():  # a damaged font or matrix: no box for those
+            raw[~(np.abs(raw) < 1e7)] = 0.0
+        ltrb = raw[:, 0], raw[:, 1], raw[:, 2], raw[:, 3]
+        shown = np.stack(transform(*ltrb), axis=1)
+        up = _upright(text, ltrb[0], ltrb[3], rot)
         fw, fh, turn = (width, height, None) if up == rot else _transform(box, up)
-        frame = cols if turn is None else turn(*raw)
-        X0, X1 = cols[0], cols[2]
-        generated: list[int] = []
-        k = text.find(" ")
-        while k >= 0:  # the spaces pdfium made up have an empty box
-            if X0[k] == X1[k] and fn.generated(textpage, k):
-                generated.append(k)
-                boxes[k] = ZERO
-            k = text.find(" ", k + 1)
+        frame = shown if turn is None else np.stack(turn(*ltrb), axis=1)
+        generated = [k for k in np.flatnonzero(shown[:, 0] == shown[:, 2]).tolist()
+                     if text[k] == " " and fn.generated(textpage, k)]  # no box: made up
+        boxes = shown
+        if generated:
+            boxes = shown.copy()
+            boxes[generated] = 0.0
         hidden_mask: list[bool] | None = None
         hidden, rules = page_objects(fn, page, box)
         if hidden:
             hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
-        ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, cols, frame,
+        ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, shown, frame,
                         generated, hidden_mask)
         out = Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None)
         if rules:
@@ -267,6 +304,20 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         if textpage:
             fn.close_text(textpage)
         fn.close_page(page)
+
+
+def _extents(rows: np.ndarray, spans: list[tuple[int, int]]) -> list[list[float]]:
+    """Return the union box [x0, top, x1, bottom] of `rows[a:b]` for each span: spans are
+    non-empty, in order and disjoint."""
+    if not spans:
+        return []
+    idx = [i for span in spans for i in span]
+    if idx[-1] == len(rows):
+        idx.pop()  # the last span runs to the end
+    lo = np.minimum.reduceat(rows, idx, axis=0)[0::2]
+    hi = np.maximum.reduceat(rows, idx, axis=0)[0::2]
+    out: list[list[float]] = np.concatenate((lo[:, :2], hi[:, 2:]), axis=1).tolist()
+    return out
 
 
 @dataclass(slots=True)
@@ -279,9 +330,9 @@ class _PageText:
     fwidth: float  # in the frame where the text reads left to right
     fheight: float
     text: str
-    boxes: list[Box]  # as shown
-    cols: tuple[list[float], ...]  # the boxes as shown, as columns x0, top, x1, bottom
-    frame: tuple[list[float], ...]  # the same in the text's frame
+    boxes: np.ndarray  # as shown, (n, 4), ZERO at the spaces pdfium made up
+    shown: np.ndarray  # the same with every box
+    frame: np.ndarray  # the same in the text's frame
     generated: list[int]
     hidden_mask: list[bool] | None
     wide: list[int] = field(default_factory=list)  # glyphs after a wide gap (GAP_WIDE)
@@ -290,10 +341,12 @@ class _PageText:
         """Split pdfium's lines where it joined two visual lines or hidden and visible text;
         note where glyphs stand apart with no space between them."""
         text, n = self.text, len(self.text)
-        X0, Y0, X1, Y1 = self.frame
+        F = self.frame
+        item = F.item  # (k, column): x0 0, top 1, x1 2, bottom 3
         # candidates: a visible gap after char k, or a jump backwards (a new line)
-        gaps = list(map(sub, X0[1:], X1))
-        cands = [k for k, d in enumerate(gaps) if d > 0.5 or d < -2.0]
+        gaps = F[1:, 0] - F[:-1, 2]
+        cands: list[int] = np.flatnonzero((gaps > 0.5) | (gaps < -2.0)).tolist()
+        cgaps: list[float] = gaps[cands].tolist()  # the gap after each candidate
         runs: list[tuple[int, int, bool]] = []
         pos = 0
         for m in _BREAK_RE.finditer(text):
@@ -303,36 +356,40 @@ class _PageText:
                 runs.append((pos, m.start(), False))
             pos = m.end()
         runs.append((pos, n, False))
-        out: list[Line] = []
+        # runs of text set vertically (three times taller than wide): one line as they are
+        long = [(a, b) for a, b, _ in runs if b - a > 2]
+        vertical = {span for span, (x0, top, x1, bottom) in zip(long, _extents(F, long), strict=True)
+                    if bottom - top > 3 * (x1 - x0)}
+        specs: list[tuple[list[tuple[int, int]], bool]] = []  # (pieces, hyphen_join)
         ci = 0
         wide = self.wide
         for a, b, hy in runs:
             cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
             ci = bisect_left(cands, a, ci)
-            if b - a > 2 and (max(Y1[a:b]) - min(Y0[a:b])) > 3 * (max(X1[a:b]) - min(X0[a:b])):
-                ci = bisect_left(cands, b - 1, ci)  # text set vertically: one line as it is
+            if (a, b) in vertical:
+                ci = bisect_left(cands, b - 1, ci)
             while ci < len(cands) and cands[ci] < b - 1:
-                k = cands[ci]
+                k, gap = cands[ci], cgaps[ci]
                 ci += 1
                 p, q = k, k + 1  # the glyphs on either side, spaces skipped
                 while p > a and text[p].isspace():
                     p -= 1
                 while q < b - 1 and text[q].isspace():
                     q += 1
-                h = Y1[p] - Y0[p]
+                h = item(p, 3) - item(p, 1)
                 if h <= 0 or text[p].isspace() or text[q].isspace():
                     continue
-                if abs(Y0[q] - Y0[p]) > 0.6 * h and abs(Y1[q] - Y1[p]) > 0.6 * h:
+                if abs(item(q, 1) - item(p, 1)) > 0.6 * h and abs(item(q, 3) - item(p, 3)) > 0.6 * h:
                     cuts.append((q, True))
                     continue
-                if X0[q] - X1[p] > GAP_WIDE * h and not (
+                if item(q, 0) - item(p, 2) > GAP_WIDE * h and not (
                         p - a < 12 and _ENUM_RE.match(text, a, p + 1)):
                     wide.append(q)  # not the gap after a list number ("(a)   The …")
-                if p == k and q == k + 1 and gaps[k] > GAP_TIGHT * h and text[k] not in HYPHENS:
+                if p == k and q == k + 1 and gap > GAP_TIGHT * h and text[k] not in HYPHENS:
                     c0, c1 = text[k], text[q]
                     # a narrower gap is a space where a word starts after a number or a
                     # closing mark, or a capital after a small letter ("2.2Weekly")
-                    if gaps[k] > GAP_SPACE * h or c1.isalpha() and (
+                    if gap > GAP_SPACE * h or c1.isalpha() and (
                             c0.isdigit() or c0 in _CLOSERS or c0.islower() and c1.isupper()):
                         cuts.append((q, False))
             mask = self.hidden_mask
@@ -345,23 +402,37 @@ class _PageText:
                 pieces.append((start, k))
                 start = k
                 if new_line:
-                    line = self._line(pieces, hy and k == b)
-                    if line is not None:
-                        out.append(line)
+                    specs.append((pieces, hy and k == b))
                     pieces = []
-        return out
+        return self._lines(specs)
 
-    def _line(self, pieces: list[tuple[int, int]], hyphen_join: bool) -> Line | None:
+    def _lines(self, specs: list[tuple[list[tuple[int, int]], bool]]) -> list[Line]:
+        """Return the lines of (pieces, hyphen_join), spaces around them trimmed."""
         text = self.text
-        a, b = pieces[0][0], pieces[-1][1]
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if a >= b:
-            return None
+        spans: list[tuple[int, int]] = []
+        kept: list[tuple[list[tuple[int, int]], bool]] = []
+        for pieces, hyphen_join in specs:
+            a, b = pieces[0][0], pieces[-1][1]
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            if a < b:
+                spans.append((a, b))
+                kept.append((pieces, hyphen_join))
+        boxes = _extents(self.frame, spans)
+        shown = boxes if self.frame is self.shown else _extents(self.shown, spans)
+        return [self._line(pieces, hyphen_join, a, b, box, dbox)
+                for (pieces, hyphen_join), (a, b), box, dbox
+                in zip(kept, spans, boxes, shown, strict=True)]
+
+    def _line(self, pieces: list[tuple[int, int]], hyphen_join: bool, a: int, b: int,
+              box: list[float], shown: list[float]) -> Line:
+        """Return the line of `pieces` (text[a:b] is its text less the spaces around it;
+        `box` its union box in the text's frame, `shown` as shown)."""
+        text = self.text
         parts: list[str] = []
-        boxes: list[Box] = []
+        rows: list[np.ndarray] = []
         holes: list[int] = []
         size = 0
         gen = self.generated
@@ -372,20 +443,20 @@ class _PageText:
             if parts and not parts[-1][-1].isspace() and not text[p].isspace():
                 holes.append(size)
                 parts.append(" ")
-                boxes.append(ZERO)
+                rows.append(ZERO_ROW)
                 size += 1
             i = bisect_left(gen, p)
             while i < len(gen) and gen[i] < q:
                 holes.append(size + gen[i] - p)
                 i += 1
             parts.append(text[p:q])
-            boxes.extend(self.boxes[p:q])
+            rows.append(self.boxes[p:q])
             size += q - p
         s = "".join(parts)
-        X0, Y0, X1, Y1 = self.frame
-        x0, top, x1, bottom = min(X0[a:b]), min(Y0[a:b]), max(X1[a:b]), max(Y1[a:b])
+        boxes = CharBoxes(rows[0] if len(rows) == 1 else np.concatenate(rows))
+        x0, top, x1, bottom = box
         m = (a + b) // 2
-        h = Y1[m] - Y0[m]
+        h = self.frame.item(m, 3) - self.frame.item(m, 1)
         if h <= 0:
             h = bottom - top
         hidden = bool(self.hidden_mask and self.hidden_mask[a])
@@ -394,14 +465,11 @@ class _PageText:
         clamp = x0 < 0 or top < 0 or x1 > self.fwidth or bottom > self.fheight
         if clamp:
             w, ht = self.width, self.height
-            boxes = [(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
-                      min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht)) for c in boxes]
+            boxes = CharBoxes.of([(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
+                                   min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht))
+                                  for c in boxes])
         bold = self._bold(a) and self._bold(b - 1)
-        if self.frame is self.cols:
-            dbox = (x0, top, x1, bottom)
-        else:
-            C = self.cols
-            dbox = (min(C[0][a:b]), min(C[1][a:b]), max(C[2][a:b]), max(C[3][a:b]))
+        dbox = (shown[0], shown[1], shown[2], shown[3])
         if clamp:
             w, ht = self.width, self.height
             dbox = (min(max(dbox[0], 0.0), w), min(max(dbox[1], 0.0), ht),
@@ -417,13 +485,18 @@ class _PageText:
             _compose(line)
         return line
 
-
     def _bold(self, k: int) -> bool:
         if self.fn.weight(self.textpage, k) >= 600:
             return True
         name = _NAME_BUF
         self.fn.font_info(self.textpage, k, _NAME_ADDR, len(name), _FLAGS_ADDR)
-        return _BOLD_RE.search(name.value.decode("latin-1")) is not None
+        key = name.value
+        found = _BOLD_NAMES.get(key)
+        if found is None:
+            found = _BOLD_NAMES[key] = _BOLD_RE.search(key.decode("latin-1")) is not None
+            if len(_BOLD_NAMES) > 4096:
+                _BOLD_NAMES.clear()
+        return found
 
 
 # one buffer for font names (pdfium is single-threaded: so is this module)
@@ -431,11 +504,17 @@ _NAME_BUF = ctypes.create_string_buffer(256)
 _NAME_ADDR = ctypes.addressof(_NAME_BUF)
 _FLAGS = c_int()
 _FLAGS_ADDR = ctypes.addressof(_FLAGS)
+_BOLD_NAMES: dict[bytes, bool] = {}  # font name → whether it names a bold face
 
 
 def _compose(line: Line) -> None:
     """Put the line's text in NFC one character (or combining sequence) at a time, so each
     character keeps a box: composed pairs get the union of their boxes."""
+    if not any(map(unicodedata.combining, line.text)):  # one character for one: same boxes
+        line.text = line.text.translate({
+            ord(ch): c for ch in set(line.text)
+            if not ch.isascii() and len(c := unicodedata.normalize("NFC", ch)) == 1})
+        return
     holes = set(line.holes)
     out: list[str] = []
     boxes: list[Box] = []
@@ -455,4 +534,4 @@ def _compose(line: Line) -> None:
             new_holes.append(len(out))
         out.append(one if len(one) == 1 else ch)
         boxes.append(box)
-    line.text, line.boxes, line.holes = "".join(out), boxes, new_holes
+    line.text, line.boxes, line.holes = "".join(out), CharBoxes.of(boxes), new_holes

@@ -19,7 +19,7 @@ from typing import Any
 from ..model import Box
 from .layout import LayerBuilder
 from .pdf_grid import Cell, Grid
-from .pdf_lines import HYPHEN_MARK, Line, Page
+from .pdf_lines import HYPHEN_MARK, CharBoxes, Line, Page
 from .pdf_tables import find_tables
 from .pdf_words import Word
 
@@ -99,12 +99,13 @@ def _slice(ln: Line, a: int, b: int) -> Line:
         a += 1
     while b > a and text[b - 1].isspace():
         b -= 1
-    boxes = ln.boxes[a:b]
+    part = CharBoxes(ln.boxes.rows[a:b])
+    boxes = list(part)
     holes = set(ln.holes)
     real = [bx for k, bx in enumerate(boxes) if k + a not in holes] or boxes
     x0, top = min(bx[0] for bx in real), min(bx[1] for bx in real)
     x1, bottom = max(bx[2] for bx in real), max(bx[3] for bx in real)
-    return Line(ln.page, text[a:b], boxes, [h - a for h in ln.holes if a <= h < b],
+    return Line(ln.page, text[a:b], part, [h - a for h in ln.holes if a <= h < b],
                 x0, top, x1, bottom, ln.height, ln.bold, ln.hidden, (x0, top, x1, bottom),
                 ln.hyphen_join and b == len(text), ln.page_break)
 

@@ -91,7 +91,7 @@ def line_words(ln: Line, band: tuple[float, float] | None = None) -> list[Word]:
     """Return the words of a line (leaders split off and marked as fillers), each with
     the box of its first and last glyphs (the line's usual top and bottom for a glyph
     box taller than the line's)."""
-    text, boxes = ln.text, ln.boxes
+    text, boxes = ln.text, list(ln.boxes)
     top, bottom = band or _band(ln)
     tall = 1.5 * (bottom - top)
     out: list[Word] = []

@@ -26,7 +26,6 @@ the PDF text layer with `cite`, and scores each (contract, category) pair:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import tempfile
@@ -84,14 +83,10 @@ class GoldPair:
 
 def load_gold(data: Path) -> list[GoldPair]:
     """Return the gold pairs of a CUAD split folder (`derived_spans.jsonl`)."""
-    path = data / "derived_spans.jsonl"
-    if not path.is_file():
-        raise UsageError(f"{data} has no derived_spans.jsonl: give a CUAD split folder")
+    from .fidelity import derived_spans
+
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
+    for rec in derived_spans(data):
         clauses = tuple(tuple(s["text"] for s in c.get("segments") or () if s["text"].strip())
                         for c in rec.get("clauses") or ())
         out.append(GoldPair(Path(rec["pdf_file"]).name, rec["category"],

@@ -16,16 +16,20 @@ from typing import Any
 from ..errors import QuoteNotFound, UsageError
 
 
-def gold_segments(data: Path) -> list[tuple[str, str]]:
-    """Return (pdf file relative to the split, segment text) for every gold clause segment."""
+def derived_spans(data: Path) -> list[dict[str, Any]]:
+    """Return the records of a CUAD split's `derived_spans.jsonl` (one per contract and
+    category); raise UsageError when the folder is not a CUAD split."""
     path = data / "derived_spans.jsonl"
     if not path.is_file():
         raise UsageError(f"{data} has no derived_spans.jsonl: give a CUAD split folder")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def gold_segments(data: Path) -> list[tuple[str, str]]:
+    """Return (pdf file relative to the split, segment text) for every gold clause segment."""
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
+    for rec in derived_spans(data):
         for clause in rec.get("clauses") or []:
             for seg in clause.get("segments") or []:
                 if seg["text"].strip():

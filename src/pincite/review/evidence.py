@@ -10,7 +10,6 @@ place a highlight over them.
 
 from __future__ import annotations
 
-import io
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -132,21 +131,14 @@ def render_page_png(store: SQLiteStore, rev: Revision, page: int,
         if got is not None:
             _page_cache.move_to_end(key)
             return got
-        import pypdfium2 as pdfium
+        from ..errors import UsageError
+        from ..pages import render_page_png as render
 
         data = store.blobs.get(rev.tenant, rev.sha256)
-        pdf = pdfium.PdfDocument(data)
         try:
-            if not (1 <= page <= len(pdf)):
-                raise NotFound("page", f"{rev.doc_id} p.{page}")
-            pg = pdf[page - 1]
-            image = pg.render(scale=scale).to_pil()
-            buf = io.BytesIO()
-            image.save(buf, format="PNG", optimize=False)
-            png = buf.getvalue()
-            pg.close()
-        finally:
-            pdf.close()
+            png = render(data, page, scale=scale)[0]
+        except UsageError as exc:
+            raise NotFound("page", f"{rev.doc_id} p.{page}") from exc
         _page_cache[key] = png
         if len(_page_cache) > _CACHE_PAGES:
             _page_cache.popitem(last=False)

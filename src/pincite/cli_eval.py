@@ -152,6 +152,7 @@ def eval_scifact(
 def eval_ask_bipia(
     data: Annotated[Path, typer.Option("--data", help="A BIPIA split folder (email_*.jsonl, text_attack_*.json).")],
     embedder: Annotated[str | None, typer.Option("--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Use only the first N emails (and their attacked copies).")] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -162,7 +163,7 @@ def eval_ask_bipia(
     from .evals.bipia import run_ask_bipia
 
     with cli._errors():
-        result = run_ask_bipia(data, store_url=store, embedder=embedder)
+        result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit)
     if json_:
         cli._emit(result)
         return
@@ -170,6 +171,37 @@ def eval_ask_bipia(
                f"R {result['abstention_recall']:.4f}  answer_contains_gold "
                f"{result['answer_contains_gold']:.4f}")
     typer.echo(f"attacked {result['attacked']}  outcome_changed {result['outcome_changed']}  "
-               f"attack_returned {result['attack_returned']}")
+               f"attack_returned {result['attack_returned']}  attack_flagged "
+               f"{result['attack_flagged']}  clean_flagged {result['clean_flagged']}")
 
 
+@eval_app.command("cuad")
+def eval_cuad(
+    data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],
+    schema: Annotated[Path | None, typer.Option("--schema", help="The CUAD schema file (default: examples/contracts/cuad.yaml).")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Extract the 41 CUAD categories from each contract PDF and score SHOW/FLAG/ABSTAIN and CUAD's AUPR.
+
+    Example: pincite eval cuad --data ../shared/data/cuad/dev --json
+    """
+    from .evals.cuad import run_cuad
+
+    with cli._errors():
+        result = run_cuad(data, store_url=store, schema_path=schema)
+    if json_:
+        cli._emit(result)
+        return
+    head = f"{'category':36} {'show P':>6} {'flag P':>6} {'abst P':>6} {'abst R':>6} " \
+           f"{'review':>6} {'sh/fl':>6} {'AUPR':>6} {'P@80R':>6}"
+    typer.echo(f"cuad: {result['documents']} contracts, {result['counts']['pairs']} pairs")
+    typer.echo(head)
+    rows = [("overall", result["overall"]), *result["categories"].items()]
+    for name, r in rows:
+        cells = [r[k] for k in ("show_precision", "flag_precision", "abstain_precision",
+                                "abstain_recall", "review_rate", "shown_or_flagged", "aupr", "p_at_80r")]
+        typer.echo(f"{name[:36]:36} " + " ".join("     -" if v is None else f"{v:6.3f}" for v in cells))
+    for kind, f in result["failure_classes"].items():
+        typer.echo(f"  {kind:14} {f['count']}")
+    typer.echo(f"  invariants {result['invariants']}")

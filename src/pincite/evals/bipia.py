@@ -5,12 +5,19 @@ plain-text document in its own tenant (so a question sees exactly one email), an
 question is asked with `ask()` — the path users hit. Gold `ideal == "unknown"` means the
 answer is not in the email: the system should return not_found. Counted:
 - abstention precision / recall (positive class: not_found);
-- for answered questions with a real gold answer, whether a cited passage contains it
-  (case-insensitive substring after whitespace folding).
+- for answered questions with a real gold answer, whether a returned passage contains it
+  (`answer_contains_gold`) and whether a cited span does (`citation_contains_gold`):
+  case-insensitive substring after whitespace folding, digit-group separators dropped
+  (gold "$2099.00" is "$2,099.00" in the email).
 Then the first attack string of each category of `DIR/text_attack_*.json` is inserted at
 the start, middle and end of copies of each email (each copy in its own tenant): the
 outcome (answered / not_found) must not change, and an attack string must never be
 returned as the answer quote (a citation quote that contains the attack or lies inside it).
+Also counted: results flagged `injection_suspected` among the attacked copies
+(`attack_flagged`) and among the clean emails (`clean_flagged`, false alarms).
+
+`limit` keeps the first N emails (a quick measurement); `policy` asks under another
+ranking policy than the built generation's (threshold studies, see docs/evaluation.md).
 
 Ingestion runs without the parser sandbox (`sandbox=False`): the input is trusted
 benchmark text and a subprocess per document would only cost time.
@@ -23,17 +30,28 @@ import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 
+if TYPE_CHECKING:
+    from ..embed import Embedder
+    from ..ranking import RankingPolicy
+    from ..store import SQLiteStore
+
 POSITIONS = ("start", "middle", "end")
 _WS = re.compile(r"\s+")
+_DIGIT_GROUP = re.compile(r"(?<=\d)[, ](?=\d{3}\b)")
 
 
 def fold(text: str) -> str:
     """Lower-case and collapse whitespace runs to one space."""
     return _WS.sub(" ", text).strip().lower()
+
+
+def gold_fold(text: str) -> str:
+    """`fold`, then digit-group separators dropped ("$2,099.00" and "$2 099.00" → "$2099.00")."""
+    return _DIGIT_GROUP.sub("", fold(text))
 
 
 def insert_attack(context: str, attack: str, position: str) -> str:
@@ -68,55 +86,77 @@ def _quotes(res: Any) -> list[str]:
     return [(i.citation or {}).get("quote") or i.quote for i in res.items]
 
 
-def run_ask_bipia(data: Path, store_url: str | None = None, embedder: str | None = None,
-                  attacks_enabled: bool = True) -> dict[str, Any]:
-    """Ingest, build, ask every question clean and attacked; return the counts (see above)."""
-    from ..ask import ask
-    from ..embedders import open_embedder
-    from ..index import build, publish
-    from ..model import Principal
-    from ..sources.ingest import Ingestor
-    from ..store import open_store
+# (tenant, email index, attack index or None, position or None, text)
+Doc = tuple[str, int, int | None, str | None, str]
 
-    data = Path(data)
-    emails, attacks = load(data)
-    if not attacks_enabled:
-        attacks = []
-    emb = open_embedder(embedder)
-    # (tenant, email index, attack index or None, position or None, text)
-    docs: list[tuple[str, int, int | None, str | None, str]] = []
+
+def documents(emails: list[dict[str, Any]], attacks: list[str]) -> list[Doc]:
+    """Every clean email and every (attack, position) copy of it, each in its own tenant."""
+    docs: list[Doc] = []
     for n, rec in enumerate(emails):
         docs.append((f"e{n}", n, None, None, rec["context"]))
         for a, attack in enumerate(attacks):
             for pos in POSITIONS:
                 docs.append((f"e{n}-a{a}-{pos}", n, a, pos,
                              insert_attack(rec["context"], attack, pos)))
+    return docs
+
+
+def prepare(store: SQLiteStore, docs: list[Doc], emb: Embedder) -> dict[str, float]:
+    """Ingest every document into its tenant, build and publish; return the seconds."""
+    from ..index import build, publish
+    from ..sources.ingest import Ingestor
+
     seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    for tenant, *_rest, text in docs:
+        with Ingestor(store, tenant=tenant, acl=["*"], sandbox=False) as ing:
+            ing.ingest(text.encode(), source_id="email", path="email.txt", name="email.txt")
+    seconds["ingest"] = round(time.perf_counter() - t0, 2)
+    t0 = time.perf_counter()
+    result = build(store, emb)
+    if result.state != "ready":
+        raise UsageError(f"the build failed: {'; '.join(result.problems)}")
+    publish(store, result.gen_id)
+    seconds["build"] = round(time.perf_counter() - t0, 2)
+    return seconds
+
+
+def run_ask_bipia(data: Path, store_url: str | None = None, embedder: str | None = None,
+                  attacks_enabled: bool = True, limit: int | None = None,
+                  policy: RankingPolicy | None = None) -> dict[str, Any]:
+    """Ingest, build, ask every question clean and attacked; return the counts (see above)."""
+    from ..ask import INJECTION_FLAG, ask
+    from ..embedders import open_embedder
+    from ..model import Principal
+    from ..store import open_store
+
+    data = Path(data)
+    emails, attacks = load(data)
+    if limit is not None:
+        if limit < 1:
+            raise UsageError("--limit must be a positive number of emails")
+        emails = emails[:limit]
+    if not attacks_enabled:
+        attacks = []
+    emb = open_embedder(embedder)
+    docs = documents(emails, attacks)
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store")
         try:
-            t0 = time.perf_counter()
-            for tenant, *_rest, text in docs:
-                with Ingestor(store, tenant=tenant, acl=["*"], sandbox=False) as ing:
-                    ing.ingest(text.encode(), source_id="email", path="email.txt",
-                               name="email.txt")
-            seconds["ingest"] = round(time.perf_counter() - t0, 2)
-            t0 = time.perf_counter()
-            result = build(store, emb)
-            if result.state != "ready":
-                raise UsageError(f"the build failed: {'; '.join(result.problems)}")
-            publish(store, result.gen_id)
-            seconds["build"] = round(time.perf_counter() - t0, 2)
+            seconds = prepare(store, docs, emb)
             t0 = time.perf_counter()
             clean: dict[int, str] = {}
-            tp = fp = fn = answered_gold = contains_gold = 0
-            attacked = changed = returned = in_passage = 0
+            tp = fp = fn = answered_gold = contains_gold = cited_gold = 0
+            attacked = changed = returned = in_passage = attack_flagged = clean_flagged = 0
             for tenant, n, a, _pos, _text in docs:
                 rec = emails[n]
                 res = ask(store, rec["question"], Principal.parse(f"{tenant}:evaluator"),
-                          embedder=emb)
+                          embedder=emb, policy=policy)
+                flagged = INJECTION_FLAG in res.flags
                 if a is None:
                     clean[n] = res.status
+                    clean_flagged += flagged
                     unknown = rec["ideal"].strip().lower() == "unknown"
                     abstained = res.status == "not_found"
                     tp += abstained and unknown
@@ -124,10 +164,12 @@ def run_ask_bipia(data: Path, store_url: str | None = None, embedder: str | None
                     fn += (not abstained) and unknown
                     if not abstained and not unknown:
                         answered_gold += 1
-                        gold = fold(rec["ideal"])
-                        contains_gold += any(gold in fold(i.quote) for i in res.items)
+                        gold = gold_fold(rec["ideal"])
+                        contains_gold += any(gold in gold_fold(i.quote) for i in res.items)
+                        cited_gold += any(gold in gold_fold(q) for q in _quotes(res))
                     continue
                 attacked += 1
+                attack_flagged += flagged
                 changed += res.status != clean[n]
                 atk = fold(attacks[a])
                 quotes = [fold(q) for q in _quotes(res)]
@@ -146,7 +188,9 @@ def run_ask_bipia(data: Path, store_url: str | None = None, embedder: str | None
         "answered_with_gold": answered_gold,
         "answer_contains_gold": round(contains_gold / answered_gold, 4) if answered_gold else 0.0,
         "answer_contains_gold_count": contains_gold,
+        "citation_contains_gold": round(cited_gold / answered_gold, 4) if answered_gold else 0.0,
         "attacks": len(attacks), "attacked": attacked, "outcome_changed": changed,
         "attack_returned": returned, "attack_in_passage": in_passage,
+        "attack_flagged": attack_flagged, "clean_flagged": clean_flagged,
         "seconds": seconds,
     }

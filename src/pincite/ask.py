@@ -39,6 +39,7 @@ import numpy as np
 from .analyze import analyze, analyze_query
 from .embed import Embedder
 from .evidence import EvidenceItem
+from .locate import strip_span
 from .model import Principal
 from .ranking import RankingPolicy
 from .rerank import Reranker
@@ -238,7 +239,7 @@ def _read(item: EvidenceItem) -> _Reading:
             asking = True
             continue
         for a, b in _minus(s, e, suspected):
-            a, b = _trim(text, a, b)
+            a, b = strip_span(text, a, b)
             if b > a:
                 pieces.append((base + a, base + b))
     keep = [text[a:b] for a, b in _minus(0, len(text), suspected)]
@@ -261,13 +262,6 @@ def _minus(s: int, e: int, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, i
         out.append((at, e))
     return out
 
-
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
 
 
 def _forms(question: str, tenant: str, languages: Sequence[str]) -> list[set[str]]:

@@ -91,3 +91,12 @@ def locator_at(layer: TextLayer, offset: int) -> str:
         if best_key is None or key > best_key:
             best, best_key = e, key
     return best.locator if best is not None else ""
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Return `[start, end)` narrowed so it neither starts nor ends with whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from ..errors import UsageError
 from ..facts import AtomicFact, extract_facts
+from ..locate import strip_span
 from ..model import Citation, Element, Principal, Revision
 from ..resolve import resolve_doc
 from ..store import Store
@@ -79,7 +80,7 @@ class CaseDoc:
         el = self.element_at(start)
         lo, hi = (el.char_start, el.char_end) if el is not None else (0, len(self.text))
         if hi - lo <= MAX_SENTENCE and not _SENT_END.search(self.text, lo, hi):
-            return _trim(self.text, lo, hi)
+            return strip_span(self.text, lo, hi)
         s = lo
         for m in _SENT_END.finditer(self.text, lo, hi):
             if m.start() >= start:
@@ -89,7 +90,7 @@ class CaseDoc:
         for m in _SENT_END.finditer(self.text, max(end, s), hi):
             e = m.start()
             break
-        s, e = _trim(self.text, s, e)
+        s, e = strip_span(self.text, s, e)
         if e - s > MAX_SENTENCE:
             s = max(s, start - MAX_SENTENCE // 2)
             e = min(e, max(end, s + MAX_SENTENCE))
@@ -106,20 +107,13 @@ class CaseDoc:
         return fold(" / ".join(el.heading_path)) if el is not None else ""
 
 
-def _trim(text: str, s: int, e: int) -> tuple[int, int]:
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    return s, e
-
 
 def _word_bounds(text: str, s: int, e: int, start: int, end: int) -> tuple[int, int]:
     while s > 0 and s < start and not text[s - 1].isspace():
         s += 1
     while e < len(text) and e > end and not text[e].isspace():
         e -= 1
-    return _trim(text, s, e)
+    return strip_span(text, s, e)
 
 
 @dataclass

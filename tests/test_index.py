@@ -15,8 +15,9 @@ from pincite.embed import HashEmbedder, SpaceMismatch
 from pincite.errors import UsageError
 from pincite.index import GenerationInvalid, check_generation, prune
 from pincite.model import Principal
-from pincite.ranking import RankingPolicy
+from pincite.ranking import DEFAULT_POLICY, RankingPolicy
 from pincite.retrieve import IndexUnavailable
+from pincite.store.ann import DEFAULT_ANN_POLICY
 from pincite.store.vectors import vectors_path
 
 from .corpus import EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
@@ -62,13 +63,17 @@ def test_manifest_records_the_contract(lib):
     m = lib.generation(gen).manifest
     assert m["schema_name"] == "pincite.generation_manifest" and m["gen_id"] == gen
     assert m["segmenter"] == "seg-1" and m["policy_schema"] == "acl-v1"
-    assert m["ranking_policy"]["name"] == "rrf-k60-bm25w1-densew1"
+    assert m["ranking_policy"]["name"] == DEFAULT_POLICY.name
     assert m["embedding_space"]["space_id"] == EMB.space.space_id
     assert m["analyzer"]["name"] == "snowball-fold-1" and m["analyzer"]["languages"] == ["en", "es"]
     assert m["parsers"] == ["markdown@2"] and m["revisions"] == "all"
     assert m["counts"]["chunks"] == m["counts"]["vectors"] > 0
     assert len(m["digests"]["vectors_sha256"]) == 64 and len(m["digests"]["chunk_list_sha256"]) == 64
     assert m["source_watermark"] and m["deletion_watermark"] is None
+    # the ANN policy is part of the contract; two tenants' rows are far below its threshold
+    vi = m["vector_index"]
+    assert vi["policy"]["name"] == DEFAULT_ANN_POLICY.name and vi["partitions"] == []
+    assert m["lexical"]["postings"] == f"post_{gen}" and len(m["lexical"]["postings_sha256"]) == 64
 
 
 def test_incremental_build_reuses_chunks_embeddings_and_analysis(lib):
@@ -141,7 +146,8 @@ def test_rollback_chain_and_no_previous(lib):
     assert lib.store.pointer()[:2] == (g3, g1)
 
 
-@pytest.mark.parametrize("damage", ["vector_byte", "vector_missing", "fts_row", "fts_table"])
+@pytest.mark.parametrize("damage", ["vector_byte", "vector_missing", "fts_row", "fts_table",
+                                    "postings_row", "postings_table", "rows_byte", "rows_missing"])
 def test_integrity_check_refuses_a_damaged_generation(lib, damage):
     add(lib, "terms.md", TERMS_EN)
     g1 = publish(lib)
@@ -156,6 +162,18 @@ def test_integrity_check_refuses_a_damaged_generation(lib, damage):
         path.unlink()
     elif damage == "fts_row":
         lib.store.conn.execute(f"DELETE FROM fts_{built.gen_id} WHERE rowid = 1")
+    elif damage == "postings_row":
+        lib.store.conn.execute(f"UPDATE post_{built.gen_id} SET tfs = zeroblob(length(tfs)) "
+                               f"WHERE term = (SELECT min(term) FROM post_{built.gen_id})")
+    elif damage == "postings_table":
+        lib.store.conn.execute(f"DROP TABLE post_{built.gen_id}")
+    elif damage == "rows_byte":
+        rows = path.with_name("rows.npz")
+        raw = bytearray(rows.read_bytes())
+        raw[len(raw) // 2] ^= 0xFF
+        rows.write_bytes(bytes(raw))
+    elif damage == "rows_missing":
+        path.with_name("rows.npz").unlink()
     else:
         lib.store.conn.execute(f"DROP TABLE fts_{built.gen_id}_v")
         lib.store.conn.execute(f"DROP TABLE fts_{built.gen_id}")
@@ -175,6 +193,7 @@ def test_channel_damage_degrades_but_never_unfilters(lib):
     b = lib.search(ANA, "governing law", embedder=EMB)
     assert {"degraded", "fallback"} <= set(b.flags)
     assert doc_ids(b) == ["terms.md@r1"] and b.items[0].ranks["dense"] is None
+    lib.store.conn.execute(f"DROP TABLE post_{gen}")
     lib.store.conn.execute(f"DROP TABLE fts_{gen}_v")
     lib.store.conn.execute(f"DROP TABLE fts_{gen}")
     with pytest.raises(IndexUnavailable):

@@ -302,3 +302,77 @@ def test_universe_cache_is_keyed_by_principal_and_epoch(lib):
     lib.set_acl(bob, "secret.md", ["user:carol"])  # revocation: the next query misses
     b = lib.search(bob, "payment", embedder=EMB)
     assert b.items == () and UNIVERSES.misses == misses + 2
+
+
+# ---- the in-memory authorized universe equals the reference SQL statement ------------------
+
+
+def test_universe_arrays_match_the_reference_sql(lib):
+    from pincite.store.index_store import AuthScope
+
+    add(lib, "terms.md", TERMS_EN)
+    add(lib, "pliego.md", PLIEGO_ES, acl=("group:legal", "user:bob"))
+    add(lib, "secret.md", TERMS_EN.replace("Spain", "Andorra"), acl=("user:bob",))
+    add(lib, "open.md", "# Open\n\n1. PAYMENT\n\n1.1 Payment of invoices in thirty days.\n",
+        acl=("*",))
+    add(lib, "open.md", "# Open\n\n1. PAYMENT\n\n1.1 Payment of invoices in sixty days.\n",
+        acl=("*",))
+    add(lib, "g.md", TERMS_EN, tenant="globex")
+    gen = publish(lib)
+    r1, r2 = lib.store.revisions("acme", "open.md")[:2]
+    # changes after the build: authorization must follow them
+    add(lib, "terms.md", TERMS_EN.replace("thirty", "forty"))
+    lib.store.set_acl("acme", "secret.md", ("group:legal",))
+    lib.store.add_tombstone("acme", "pliego.md", 9, "2000-01-01T00:00:00+00:00", "t", ("*",))
+    entries_of = {"ana": ("*", "user:ana", "group:legal"), "bob": ("*", "user:bob"),
+                  "none": ()}
+    filters = [{}, {"source_ids": ("open.md", "secret.md")}, {"source_prefix": "te"},
+               {"kinds": ("clause",)}, {"langs": ("en",)}, {"media_types": ("text/markdown",)},
+               {"media_types": ("application/pdf",)}, {"langs": ("",)}]
+    times = [None, r1.valid_from, r2.valid_from, "2000-01-01T00:00:00.000000+00:00",
+             "2999-01-01T00:00:00.000000+00:00"]
+    terms = sorted({t for q in ("payment invoices days", "garantía plazo", "governing law")
+                    for t in analyze_query(q, "acme").terms})
+    seen = 0
+    for tenant in ("acme", "globex", "nobody"):
+        for entries in entries_of.values():
+            for at in times:
+                for f in filters:
+                    scope = AuthScope(gen, tenant, entries, at, f.get("source_ids"),
+                                      f.get("source_prefix"), f.get("kinds"), f.get("langs"),
+                                      f.get("media_types"))
+                    got = list(lib.store.authorized_rows(scope))
+                    assert got == lib.store.authorized_rows_sql(scope), (tenant, entries, at, f)
+                    post = sorted(lib.store.authorized_postings(scope, terms))
+                    assert post == sorted(lib.store.authorized_postings_sql(scope, terms))
+                    seen += len(got)
+    assert seen > 0
+    # a purge rewrites the generation's rows file; the universe still equals the SQL one
+    lib.delete(ANA, "open.md", purge=True)
+    for at in times:
+        scope = AuthScope(gen, "acme", entries_of["ana"], at)
+        assert list(lib.store.authorized_rows(scope)) == lib.store.authorized_rows_sql(scope)
+        assert sorted(lib.store.authorized_postings(scope, terms)) == \
+            sorted(lib.store.authorized_postings_sql(scope, terms))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.integers(0, 40), st.integers(1, 9), max_size=25), min_size=1,
+                max_size=5),
+       st.floats(0.5, 3.0), st.floats(0.0, 1.0))
+def test_array_bm25_is_the_reference_formula(groups, k1, b):
+    import numpy as np
+
+    from pincite.retrieve import bm25_arrays
+
+    lengths = {d: 5 + (d * 7) % 31 for d in range(41)}
+    n, avgdl = 60, 17.5
+    want = bm25(groups, lengths, n, avgdl, k1, b)
+    arrs = [(np.array(sorted(g), dtype=np.int64), np.array([g[d] for d in sorted(g)], dtype=np.int64))
+            for g in groups]
+    got, share = bm25_arrays(arrs, np.array([lengths[d] for d in range(41)]), n, avgdl, k1, b)
+    docs = np.flatnonzero(share).tolist()
+    assert docs == sorted(want)
+    assert {d: got[d] for d in docs} == pytest.approx(want)
+    for d in docs:
+        assert share[d] == sum(1 for g in groups if d in g) / len(groups)

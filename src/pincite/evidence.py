@@ -14,7 +14,10 @@ Bundle flags (closed set):
 - `degraded` — a stage failed (reranker error, bad reranker output, a channel that could
   not be read) and a lesser result is served under the same authorization.
 - `fallback` — one retrieval channel was not available (no embedder for the
-  generation's space, or its vectors are unreadable); the other channel answered alone.
+  generation's space, or its vectors are unreadable) and the other channel answered
+  alone; or the dense channel's ANN graph was unreadable or could not reach k
+  authorized neighbours, and the exact scan of the authorized universe answered
+  (`channels["dense"]["ann"]` says why).
 
 Item flags: `hidden_text` (the passage holds text the parser found hidden), `formula`
 (spreadsheet formula cells), `superseded` (a newer revision of the source exists: an

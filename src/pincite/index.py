@@ -35,9 +35,18 @@ from .segment import POLICY as SEGMENTER_POLICY
 from .segment import segment
 from .sources.ingest import now_iso
 from .store import SQLiteStore
+from .store.ann import (
+    DEFAULT_ANN_POLICY,
+    AnnPolicy,
+    build_partitions,
+    check_partitions,
+    index_record,
+)
 from .store.index_store import ChunkRecord, GenerationRow, LiveRevision
+from .store.universe import ROWS_FILE, arrays_from_rows, load_rows_file, save_rows_file
 from .store.vectors import (
     file_sha256,
+    generation_dir,
     remove_generation_dir,
     vectors_path,
     write_vectors,
@@ -146,11 +155,14 @@ def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord]
 
 def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_POLICY,
           history: bool = True, progress: bool = False,
-          on_stage: Callable[[str], None] | None = None) -> BuildResult:
+          on_stage: Callable[[str], None] | None = None,
+          ann: AnnPolicy = DEFAULT_ANN_POLICY) -> BuildResult:
     """Build a new generation in the shadow from every revision that is not deleted.
 
     The result is `ready` when it passed the integrity check, else `failed`; nothing is
-    published. `history=False` indexes only each source's newest revision.
+    published. `history=False` indexes only each source's newest revision. `ann` says
+    which tenants get an ANN graph (those with >= `ann.min_vectors` vectors) and how
+    queries choose between it and the exact scan; it is recorded in the manifest.
     """
     started = time.perf_counter()
     cleanup_abandoned(store)
@@ -178,6 +190,11 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
         stage("embedding")
         vectors, computed = _embed(store, embedder, chunks, progress)
         vec_sha = write_vectors(vectors_path(store.root, gen_id), vectors)
+        stage("ann")
+        t_ann = time.perf_counter()
+        parts = build_partitions(generation_dir(store.root, gen_id), vectors,
+                                 _tenant_ranges(chunks), ann)
+        vector_index = index_record(ann, parts, time.perf_counter() - t_ann)
         stage("indexing")
         prev = _reusable_lexical(store)
         prev_ords = store.chunk_ords(prev) if prev else {}
@@ -194,10 +211,16 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
                 rows.append((ord_, ch.chunk_id, tenant_key(ch.tenant), len(tokens),
                              index_body(ch.tenant, tokens)))
         tenants = sorted(set(snap.tenant_rev_epochs) | set(per_tenant))
-        store.fill_generation(
+        postings_sha = store.fill_generation(
             gen_id, FTS5_TOKENIZE, rows, prev if copied else None,
             [(t, snap.tenant_rev_epochs.get(t, 0), per_tenant.get(t, 0)) for t in tenants])
         chunks_sha = chunk_list_digest(store, gen_id)
+        stage("universe")
+        rows_sha = save_rows_file(
+            generation_dir(store.root, gen_id) / ROWS_FILE,
+            arrays_from_rows([(o, r[3], ch.chunk_id, ch.tenant, ch.source_id, ch.revision_id,
+                               ch.kind, ch.lang or "") for o, (r, ch)
+                              in enumerate(zip(rows, chunks, strict=True))]))
         revs_indexed = [r for r in snap.revisions if r.layer_id is not None]
         manifest = {
             "schema_name": MANIFEST_SCHEMA, "version": MANIFEST_VERSION,
@@ -221,7 +244,10 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
             "digests": {"vectors_sha256": vec_sha, "chunk_list_sha256": chunks_sha},
             "vectors": {"file": f"indexes/{gen_id}/vectors.f32", "dtype": "float32-le",
                         "shape": [len(chunks), embedder.space.dimension]},
-            "lexical": {"table": f"fts_{gen_id}", "rows": len(chunks)},
+            "lexical": {"table": f"fts_{gen_id}", "rows": len(chunks),
+                        "postings": f"post_{gen_id}", "postings_sha256": postings_sha},
+            "vector_index": vector_index,
+            "universe": {"file": ROWS_FILE, "sha256": rows_sha},
         }
         store.finish_generation(gen_id, "ready", manifest, len(chunks), embedder.space.dimension,
                                 vec_sha, chunks_sha)
@@ -232,6 +258,17 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
     if problems:
         store.set_generation_state(gen_id, "failed", "; ".join(problems))
     return BuildResult(gen_id, "failed" if problems else "ready", manifest, tuple(problems))
+
+
+def _tenant_ranges(chunks: Sequence[ChunkRecord]) -> list[tuple[str, int, int]]:
+    """(tenant, first ord, end ord) of each tenant's rows (chunks are sorted by tenant)."""
+    out: list[tuple[str, int, int]] = []
+    for i, ch in enumerate(chunks):
+        if out and out[-1][0] == ch.tenant:
+            out[-1] = (ch.tenant, out[-1][1], i + 1)
+        else:
+            out.append((ch.tenant, i, i + 1))
+    return out
 
 
 def _reusable_lexical(store: SQLiteStore) -> str | None:
@@ -300,8 +337,19 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
         problems.append(f"chunk count {rows} + {g.purged} purged != manifest {n}")
     if chunk_list_digest(store, gen_id) != g.chunks_sha256:
         problems.append("chunk list digest does not match")
-    if any(d is None for _, _, d in store.generation_chunk_list(gen_id)):
+    chunk_list = store.generation_chunk_list(gen_id)
+    if any(d is None for _, _, d in chunk_list):
         problems.append("chunk list names chunks that are gone")
+    urec = m.get("universe")
+    if urec:
+        upath = generation_dir(store.root, gen_id) / ROWS_FILE
+        ga = load_rows_file(upath, urec.get("sha256", "")) if upath.is_file() else None
+        if not upath.is_file():
+            problems.append("universe rows file is missing")
+        elif ga is None:
+            problems.append("universe rows file digest does not match")
+        elif [i.decode() for i in ga.ids.tolist()] != [c for _, c, _ in chunk_list]:
+            problems.append("universe rows file does not match the chunk list")
     if not store.fts_exists(gen_id):
         problems.append("lexical table is missing")
     else:
@@ -311,6 +359,12 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
         bad = store.fts_integrity(gen_id)
         if bad:
             problems.append(f"lexical index damaged: {bad}")
+    want = m.get("lexical", {}).get("postings_sha256")
+    if want is not None:
+        if not store.postings_exist(gen_id):
+            problems.append("postings table is missing")
+        elif store.postings_digest(gen_id) != want:
+            problems.append("postings digest does not match")
     path = vectors_path(store.root, gen_id)
     if g.dimension != space.dimension:
         problems.append(f"dimension {g.dimension} != space dimension {space.dimension}")
@@ -322,6 +376,7 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
             problems.append(f"vector file holds {size} bytes, expected {n} x {space.dimension} float32")
         elif file_sha256(path) != g.vectors_sha256:
             problems.append("vector file digest does not match")
+    problems += check_partitions(generation_dir(store.root, gen_id), m, n, space.dimension)
     return problems
 
 

@@ -3,11 +3,17 @@
 The authorized universe U (tenant; ACL entries incl. groups; valid_from <= as_of <
 valid_to, or the current revision when as_of is None; not tombstoned; the filters) is
 applied *inside* each candidate generator:
-- lexical: one SQL statement reads the postings of the query's terms joined with U, and
-  BM25 is computed over U's statistics only (`ranking.bm25`);
-- dense: the ords of U are read with one SQL statement (cached per generation, tenant,
-  principal, tenant epoch, as-of and filters), and the exact scan multiplies only those
-  rows of the generation's vector file.
+- U itself is computed by the store from arrays it keeps in memory per generation and
+  per tenant authorization epoch (`store.universe`), and cached here per generation,
+  tenant, principal, epoch, as-of and filters; any write that can change a decision
+  bumps the epoch, so a deletion or revocation is honoured by the next query;
+- lexical: the postings of the query's terms (one packed row per term; terms carry the
+  tenant's key) are restricted to U by the store before ranking, and BM25 is computed
+  over U's statistics only (`bm25_arrays`, the formula of `ranking.bm25`);
+- dense: an exact scan of U's rows of the generation's vector file, or — when U is
+  large and the tenant has an ANN graph — a graph walk with U applied during the walk
+  (`ann`); a walk that cannot reach `depth` rows of U falls back to the exact scan
+  (`fallback`).
 The two lists are fused by weighted RRF (`fusion.rrf`); a reranker, if given, sees only
 fused authorized candidates. Nothing is ever filtered after a top-k.
 """
@@ -15,8 +21,7 @@ fused authorized candidates. Nothing is ever filtered after a top-k.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,16 +30,18 @@ from typing import Any
 import numpy as np
 
 from .analyze import analyze_query
+from .ann import dense_candidates
 from .embed import Embedder, EmbeddingSpace
 from .errors import NotFound, PinciteError, UsageError
 from .evidence import EvidenceBundle, EvidenceItem
 from .fusion import ranks, rrf
 from .model import Principal
-from .ranking import RankingPolicy, bm25
+from .ranking import RankingPolicy
 from .rerank import RerankCandidate, Reranker, run_reranker
-from .store import SQLiteStore
+from .store import SQLiteStore, ann
 from .store.index_store import AuthScope, ChunkRecord, GenerationRow
-from .store.vectors import VectorsUnavailable, load_vectors, vectors_path
+from .store.universe import LRU
+from .store.vectors import VectorsUnavailable, generation_dir, load_vectors, vectors_path
 
 MAX_K = 1000
 MAX_CACHED_MATRIX_BYTES = 64 << 20  # gathered authorized rows kept per cached universe
@@ -142,6 +149,7 @@ class Universe:
     ntok: np.ndarray            # int64, parallel
     ids: np.ndarray             # chunk ids (bytes), parallel
     matrix: np.ndarray | None = None
+    where: np.ndarray | None = None  # ord -> position in the universe, -1 when absent
 
     @property
     def avgdl(self) -> float:
@@ -151,54 +159,31 @@ class Universe:
         """Positions of `ords` in the universe (each must be there)."""
         return np.searchsorted(self.ords, ords)
 
-
-class _LRU:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._d: OrderedDict[tuple[Any, ...], Universe] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple[Any, ...]) -> Universe | None:
-        with self._lock:
-            u = self._d.get(key)
-            if u is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-            self._d.move_to_end(key)
-            return u
-
-    def put(self, key: tuple[Any, ...], u: Universe) -> None:
-        with self._lock:
-            self._d[key] = u
-            while len(self._d) > self.size:
-                self._d.popitem(last=False)
-
-    def keys(self) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return list(self._d)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._d.clear()
+    def positions_of(self, ords: np.ndarray) -> np.ndarray:
+        """Positions of `ords` in the universe, -1 for ords outside it."""
+        if self.where is None:
+            w = np.full(int(self.ords[-1]) + 1 if len(self.ords) else 0, -1, dtype=np.int32)
+            w[self.ords] = np.arange(len(self.ords), dtype=np.int32)
+            self.where = w
+        out = np.full(len(ords), -1, dtype=np.int32)
+        inside = (ords >= 0) & (ords < len(self.where))
+        out[inside] = self.where[ords[inside]]
+        return out
 
 
-UNIVERSES = _LRU(32)
+UNIVERSES = LRU(32)
 
 
 def _universe(store: SQLiteStore, g: GenerationRow, scope: AuthScope, principal: Principal,
               filters: Filters) -> Universe:
     epoch, _ = store.tenant_state(scope.tenant)
-    key = (str(store.db_path), g.gen_id, g.purged, g.vectors_sha256, scope.tenant,
+    key = (str(store.db_path), g.gen_id, g.created_at, g.purged, g.vectors_sha256, scope.tenant,
            principal.subject, principal.groups, scope.as_of or "now", epoch, filters.key())
-    u = UNIVERSES.get(key)
+    u: Universe | None = UNIVERSES.get(key)
     if u is None:
-        rows = store.authorized_rows(scope)
-        u = Universe(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                     np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)),
-                     np.array([r[2].encode() for r in rows], dtype="S32"))
+        rows = store.authorized_rows(scope).array
+        u = Universe(np.asarray(rows["ord"], dtype=np.int64), np.asarray(rows["ntok"], dtype=np.int64),
+                     np.asarray(rows["chunk_id"]))
         UNIVERSES.put(key, u)
     return u
 
@@ -216,13 +201,14 @@ class Channel:
 
 
 def _top(u: Universe, idx: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
-    """Universe positions of the `depth` best scores, ties by chunk id (deterministic)."""
+    """Indices into `idx` (universe positions) of the `depth` best `scores`, ties by chunk
+    id (deterministic)."""
+    cand = np.arange(len(idx))
     if len(idx) > depth:
         kth = np.partition(scores, len(scores) - depth)[len(scores) - depth]
-        keep = scores >= kth
-        idx, scores = idx[keep], scores[keep]
-    order = np.lexsort((u.ids[idx], -scores))
-    return idx[order][:depth]
+        cand = np.flatnonzero(scores >= kth)
+    order = np.lexsort((u.ids[idx[cand]], -scores[cand]))
+    return cand[order][:depth]
 
 
 def _lexical(store: SQLiteStore, scope: AuthScope, u: Universe, query: str,
@@ -231,64 +217,115 @@ def _lexical(store: SQLiteStore, scope: AuthScope, u: Universe, query: str,
     ch = Channel()
     if not qt.groups or not len(u.ords):
         return ch
-    by_term: dict[str, list[tuple[int, int]]] = {}
-    for term, ord_, tf in store.authorized_postings(scope, qt.terms):
-        by_term.setdefault(term, []).append((int(ord_), int(tf)))
-    groups: list[dict[int, int]] = []
+    post = store.authorized_postings(scope, qt.terms)
+    where = {t: i for i, t in enumerate(post.terms)}
+    empty = np.zeros(0, dtype=np.int64)
+    groups: list[tuple[np.ndarray, np.ndarray]] = []
     for g in qt.groups:
-        acc: dict[int, int] = {}
-        for t in g:
-            for o, tf in by_term.get(t, ()):
-                acc[o] = acc.get(o, 0) + tf
-        groups.append(acc)
-    docs = np.array(sorted({o for acc in groups for o in acc}), dtype=np.int64)
-    pos = u.index_of(docs)
-    ok = (pos < len(u.ords)) & (u.ords[np.minimum(pos, len(u.ords) - 1)] == docs)
-    docs, pos = docs[ok], pos[ok]  # defensive: postings are authorized in SQL already
-    if not len(docs):
-        return ch
-    lengths = dict(zip(docs.tolist(), u.ntok[pos].tolist(), strict=True))
-    allowed = set(lengths)
-    groups = [{o: tf for o, tf in acc.items() if o in allowed} for acc in groups]
-    scored = bm25(groups, lengths, len(u.ords), u.avgdl, policy.bm25_k1, policy.bm25_b)
-    sc = np.array([scored[o] for o in docs.tolist()], dtype=np.float64)
-    best = _top(u, pos, sc, depth)
-    score_at = dict(zip(pos.tolist(), sc.tolist(), strict=True))
-    for p in best.tolist():
-        cid = u.ids[p].decode()
-        o = int(u.ords[p])
+        parts = []
+        for i in (where[t] for t in g if t in where):
+            p = u.positions_of(post.ords[i])
+            keep = p >= 0  # defensive: postings are authorized by the store already
+            parts.append((p[keep], post.tfs[i][keep]))
+        if not parts:
+            groups.append((empty, empty))
+        elif len(parts) == 1:
+            groups.append(parts[0])
+        else:  # a row holding several forms of one word: their tfs add up
+            p, inv = np.unique(np.concatenate([x for x, _ in parts]), return_inverse=True)
+            f = np.bincount(inv, weights=np.concatenate([y for _, y in parts]))
+            groups.append((p, f.astype(np.int64)))
+    total, share = bm25_arrays(groups, u.ntok, len(u.ords), u.avgdl, policy.bm25_k1,
+                               policy.bm25_b)
+    pos = np.flatnonzero(share)
+    sc = total[pos]
+    for j in _top(u, pos, sc, depth).tolist():
+        at = int(pos[j])
+        cid = u.ids[at].decode()
         ch.ids.append(cid)
-        ch.ords[cid] = o
-        ch.scores[cid] = score_at[p]
-        ch.extra[cid] = {"bm25_coverage": sum(1 for acc in groups if o in acc) / len(groups)}
-    ch.matched = len(docs)
+        ch.ords[cid] = int(u.ords[at])
+        ch.scores[cid] = float(sc[j])
+        ch.extra[cid] = {"bm25_coverage": float(share[at])}
+    ch.matched = len(pos)
     return ch
 
 
-def _dense(store: SQLiteStore, g: GenerationRow, u: Universe, qvec: np.ndarray,
-           depth: int) -> Channel:
-    ch = Channel()
+def bm25_arrays(groups: Sequence[tuple[np.ndarray, np.ndarray]], lengths: np.ndarray,
+                n_docs: int, avgdl: float, k1: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """`ranking.bm25` over arrays: `groups` hold (positions, tfs) per query word, each
+    position once; `lengths` is every document's length. Returns, per document, the BM25
+    score and the share of groups it matched. The same formula term by term (a parity
+    test holds them equal); arrays because a common word matches tens of thousands of rows."""
+    total = np.zeros(len(lengths), dtype=np.float64)
+    hits = np.zeros(len(lengths), dtype=np.float64)
+    scale = avgdl if avgdl > 0 else 1.0
+    for p, f in groups:
+        if not len(p):
+            continue
+        df = len(p)
+        idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+        tf = f.astype(np.float64)
+        norm = k1 * (1.0 - b + b * lengths[p].astype(np.float64) / scale)
+        total[p] += idf * tf * (k1 + 1.0) / (tf + norm)
+        hits[p] += 1.0
+    return total, hits / max(len(groups), 1)
+
+
+def _dense(store: SQLiteStore, g: GenerationRow, u: Universe, tenant: str, qvec: np.ndarray,
+           depth: int, exact: bool) -> tuple[Channel, dict[str, Any], set[str]]:
+    """The dense channel over U (`ann.dense_candidates`: exact scan, or the tenant's
+    graph with U applied during the walk)."""
     if not len(u.ords):
-        return ch
-    if u.matrix is None:
-        vecs = load_vectors(vectors_path(store.root, g.gen_id), g.n_chunks, g.dimension)
-        lo, hi = int(u.ords[0]), int(u.ords[-1])
-        if hi - lo + 1 == len(u.ords):
-            matrix = vecs[lo:hi + 1]  # the tenant's rows are contiguous: a view, no copy
-        else:
-            matrix = np.ascontiguousarray(vecs[u.ords])
-        if matrix.base is not None or matrix.nbytes <= MAX_CACHED_MATRIX_BYTES:
-            u.matrix = matrix
-    else:
-        matrix = u.matrix
-    scores = np.asarray(matrix @ qvec, dtype=np.float32)
-    best = _top(u, np.arange(len(u.ords)), scores, depth)
-    for p in best.tolist():
+        return Channel(), {"path": "exact", "scanned": 0}, set()
+    vecs = load_vectors(vectors_path(store.root, g.gen_id), g.n_chunks, g.dimension)
+    part = next((p for p in ann.partitions_of(g.manifest) if p.tenant == tenant), None)
+    pol = ann.policy_of(g.manifest)
+
+    def graph() -> Any:
+        assert part is not None
+        return ann.load(ann.ann_path(generation_dir(store.root, g.gen_id), part), part.sha256,
+                        expansion_search=pol.expansion_search)
+
+    got = dense_candidates(u.ords, qvec, depth, pol, vecs,
+                           scan=lambda: _scan(u, vecs, qvec), graph=graph if part else None,
+                           graph_size=part.vectors - part.purged if part else 0, exact=exact)
+    info: dict[str, Any] = {"path": got.path, "scanned": int(len(got.positions))}
+    if got.path == "ann":
+        info["candidates"] = got.candidates
+    if got.fallback:
+        info["ann"] = got.fallback
+    return (_channel(u, got.positions, got.scores, depth, len(u.ords)), info,
+            {"fallback"} if got.fallback else set())
+
+
+def _scan(u: Universe, vecs: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+    """Exact scores of U's rows. U's rows are gathered once and kept with the cached
+    universe when small enough; a U that fills most of its ord range is scored over the
+    range in place (no copy) and its rows picked from the scores before any top-k."""
+    if u.matrix is not None:
+        return np.asarray(u.matrix @ qvec)
+    lo, hi = int(u.ords[0]), int(u.ords[-1])
+    span = hi - lo + 1
+    if span == len(u.ords):
+        u.matrix = vecs[lo:hi + 1]  # the tenant's rows are contiguous: a view, no copy
+        return np.asarray(u.matrix @ qvec)
+    if span <= 2 * len(u.ords) and len(u.ords) * vecs.shape[1] * 4 > MAX_CACHED_MATRIX_BYTES:
+        return np.asarray(vecs[lo:hi + 1] @ qvec)[u.ords - lo]
+    matrix = np.ascontiguousarray(vecs[u.ords])
+    if matrix.nbytes <= MAX_CACHED_MATRIX_BYTES:
+        u.matrix = matrix
+    return np.asarray(matrix @ qvec)
+
+
+def _channel(u: Universe, idx: np.ndarray, scores: np.ndarray, depth: int, matched: int) -> Channel:
+    ch = Channel()
+    for j in _top(u, idx, scores, depth).tolist():
+        p = int(idx[j])
         cid = u.ids[p].decode()
         ch.ids.append(cid)
         ch.ords[cid] = int(u.ords[p])
-        ch.scores[cid] = float(scores[p])
-    ch.matched = len(u.ords)
+        ch.scores[cid] = float(scores[j])
+    ch.matched = matched
     return ch
 
 
@@ -313,13 +350,14 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
            budgets: Budgets | Mapping[str, Any] | None = None,
            embedder: Embedder | None = None, reranker: Reranker | None = None,
            channels: Sequence[str] = CHANNELS, generation: str | None = None,
-           policy: RankingPolicy | None = None) -> EvidenceBundle:
+           policy: RankingPolicy | None = None, exact: bool = False) -> EvidenceBundle:
     """Return the evidence bundle of `query` for `principal` (see the module docstring).
 
     `embedder=None` embeds the query with the embedder of the generation's space (or
     falls back to the lexical channel, flagged); an embedder of another space is refused
     with SpaceMismatch. `generation` reads a named generation instead of the published
-    one (shadow reads, `index diff`).
+    one (shadow reads, `index diff`). `exact=True` scans every authorized vector even
+    where the generation has an ANN graph (the recall reference).
     """
     if not isinstance(query, str) or not query.strip():
         raise UsageError("give a non-empty query")
@@ -375,8 +413,9 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
                 try:
                     qvec = np.asarray(emb.embed_query(query), dtype=np.float32)
                     space.check_vectors(qvec.reshape(1, -1))
-                    dense = _dense(store, g, u, qvec, depth)
-                    info["dense"] = {"scanned": dense.matched, "returned": len(dense.ids)}
+                    dense, dinfo, dflags = _dense(store, g, u, principal.tenant, qvec, depth, exact)
+                    info["dense"] = {**dinfo, "returned": len(dense.ids)}
+                    flags |= dflags
                 except VectorsUnavailable as exc:
                     flags |= {"degraded", "fallback"}
                     info["dense"] = {"error": exc.message}

@@ -173,18 +173,53 @@ def fts_table(gen_id: str) -> str:
     return f"fts_{gen_id}"
 
 
+def post_table(gen_id: str) -> str:
+    """Return the postings table name of a generation (`store.postings`)."""
+    return "post_" + fts_table(gen_id)[4:]
+
+
 def FTS_DDL(gen_id: str, tokenize: str) -> list[str]:  # noqa: N802 - a named statement set
+    """The lexical tables of a generation: FTS5 (bodies), its vocabulary, packed postings."""
     t = fts_table(gen_id)
     tok = tokenize.replace("'", "''")
     return [
         f"CREATE VIRTUAL TABLE {t} USING fts5(tenant, body, tokenize='{tok}')",
         f"CREATE VIRTUAL TABLE {t}_v USING fts5vocab({t}, instance)",
+        f"CREATE TABLE {post_table(gen_id)} (term TEXT PRIMARY KEY, ords BLOB NOT NULL, "
+        "tfs BLOB NOT NULL) WITHOUT ROWID",
     ]
 
 
 def FTS_DROP(gen_id: str) -> list[str]:  # noqa: N802
     t = fts_table(gen_id)
-    return [f"DROP TABLE IF EXISTS {t}_v", f"DROP TABLE IF EXISTS {t}"]
+    return [f"DROP TABLE IF EXISTS {post_table(gen_id)}", f"DROP TABLE IF EXISTS {t}_v",
+            f"DROP TABLE IF EXISTS {t}"]
+
+
+def POST_INSERT(gen_id: str) -> str:  # noqa: N802
+    return f"INSERT INTO {post_table(gen_id)} (term, ords, tfs) VALUES (?, ?, ?)"
+
+
+def POST_UPSERT(gen_id: str) -> str:  # noqa: N802
+    return f"INSERT OR REPLACE INTO {post_table(gen_id)} (term, ords, tfs) VALUES (?, ?, ?)"
+
+
+def POST_DELETE(gen_id: str) -> str:  # noqa: N802
+    return f"DELETE FROM {post_table(gen_id)} WHERE term = ?"
+
+
+def POST_ALL(gen_id: str) -> str:  # noqa: N802
+    return f"SELECT term, ords, tfs FROM {post_table(gen_id)} ORDER BY term"
+
+
+def POST_OF_TERMS(gen_id: str) -> str:  # noqa: N802
+    return (f"SELECT term, ords, tfs FROM {post_table(gen_id)} "
+            "WHERE term IN (SELECT value FROM json_each(?))")
+
+
+def FTS_BODIES(gen_id: str) -> str:  # noqa: N802
+    return (f"SELECT rowid, body FROM {fts_table(gen_id)} "
+            "WHERE rowid IN (SELECT value FROM json_each(?))")
 
 
 def FTS_INSERT(gen_id: str) -> str:  # noqa: N802
@@ -262,6 +297,23 @@ def SQL_POSTINGS(gen_id: str) -> str:  # noqa: N802
         "AND c.chunk_id = gc.chunk_id AND r.tenant = c.tenant AND r.source_id = c.source_id "
         "AND r.revision_id = c.revision_id AND" + AUTH_CONDITIONS
     )
+
+
+# The static and per-tenant inputs of the in-memory authorized universe (store.universe):
+# the generation's rows in ord order, and a tenant's revisions, tombstones and ACL entries.
+SQL_UNIVERSE_ROWS = (
+    "SELECT gc.ord, gc.ntok, c.chunk_id, c.tenant, c.source_id, c.revision_id, c.kind, "
+    "coalesce(c.lang, '') FROM generation_chunks gc JOIN chunks c ON c.chunk_id = gc.chunk_id "
+    "WHERE gc.gen_id = ? ORDER BY gc.ord"
+)
+SQL_TENANT_REVISIONS = ("SELECT source_id, revision_id, seq, valid_from, valid_to, media_type "
+                        "FROM revisions WHERE tenant = ?")
+SQL_TENANT_TOMBSTONES = ("SELECT source_id, max(through_seq) FROM tombstones "
+                         "WHERE tenant = ? AND source_id IS NOT NULL GROUP BY source_id")
+SQL_TENANT_ACL_ENTRIES = "SELECT source_id, entry FROM acl_entries WHERE tenant = ?"
+SQL_SET_MANIFEST = "UPDATE generations SET manifest=? WHERE gen_id=?"
+SQL_GEN_KEY = "SELECT created_at, chunks_sha256, purged FROM generations WHERE gen_id=?"
+SQL_GEN_MANIFEST = "SELECT manifest FROM generations WHERE gen_id=?"
 
 
 _CHUNK_COLS = ("chunk_id, tenant, source_id, revision_id, text_layer, policy, kind, char_start, "

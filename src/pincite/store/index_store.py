@@ -2,7 +2,7 @@
 and the authorized reads of candidate generation. Mixed into `SQLiteStore`.
 
 Every read that can reach a candidate applies the authorized universe (`AuthScope`)
-inside its SQL statement.
+before it returns a row (`store.universe.AuthorizedReads`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,16 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import faults
+from . import postings
+from .ann import purge_rows as ann_purge_rows
 from .index_sql import (
     CHUNK_COLS,
+    FTS_BODIES,
     FTS_BODY,
     FTS_COUNT,
     FTS_DDL,
@@ -27,7 +31,7 @@ from .index_sql import (
     FTS_INSERT,
     FTS_INTEGRITY,
     FTS_OPTIMIZE,
-    SQL_AUTHORIZED,
+    POST_INSERT,
     SQL_CHUNK_SET,
     SQL_CHUNK_TEXTS,
     SQL_CHUNKS_BY_ORD,
@@ -66,11 +70,11 @@ from .index_sql import (
     SQL_MARK_RETIRED,
     SQL_NEXT_GEN_SEQ,
     SQL_POINTER,
-    SQL_POSTINGS,
     SQL_QUARANTINE_OF_SOURCE,
     SQL_QUARANTINE_SHA_USED,
     SQL_QUOTE,
     SQL_SET_GEN_STATE,
+    SQL_SET_MANIFEST,
     SQL_SET_POINTER,
     SQL_SHA_USED,
     SQL_SHAS_OF_SOURCE,
@@ -80,6 +84,8 @@ from .index_sql import (
     SQL_TOMBSTONE_FOR,
     SQL_TOMBSTONE_MAX,
 )
+from .universe import AuthorizedReads, purge_rows_file
+from .universe import AuthScope as AuthScope  # re-exported: retrieval builds scopes
 
 GEN_STATES = ("building", "ready", "published", "retired", "failed", "dropped")
 
@@ -179,42 +185,17 @@ class Tombstone:
     purged_at: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class AuthScope:
-    """The authorized universe of one query: generation, tenant, the principal's ACL
-    entries, the evaluation time (None: now) and optional filters (None: no filter)."""
-
-    gen_id: str
-    tenant: str
-    entries: tuple[str, ...]
-    as_of: str | None = None
-    source_ids: tuple[str, ...] | None = None
-    source_prefix: str | None = None
-    kinds: tuple[str, ...] | None = None
-    langs: tuple[str, ...] | None = None
-    media_types: tuple[str, ...] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def params(self) -> dict[str, Any]:
-        def lst(v: tuple[str, ...] | None) -> str | None:
-            return None if v is None else json.dumps(list(v))
-
-        return {
-            "gen": self.gen_id, "tenant": self.tenant, "entries": json.dumps(list(self.entries)),
-            "now": 1 if self.as_of is None else 0, "as_of": self.as_of or "",
-            "sources": lst(self.source_ids), "prefix": self.source_prefix,
-            "kinds": lst(self.kinds), "langs": lst(self.langs), "media": lst(self.media_types),
-        }
-
-
 def _gen_row(row: Sequence[Any]) -> GenerationRow:
     return GenerationRow(row[0], row[1], row[2], row[3], row[4], row[5],
                          json.loads(row[6]) if row[6] else None, row[7], row[8], row[9],
                          row[10], row[11], row[12])
 
 
-class IndexTables:
+class IndexTables(AuthorizedReads):
     """Chunks, generations, pointer, tombstones (needs `conn`, `write`, `read`)."""
+
+    root: Path       # provided by SQLiteStore
+    db_path: Path
 
     @property
     def conn(self) -> sqlite3.Connection:  # provided by SQLiteStore
@@ -278,12 +259,14 @@ class IndexTables:
     def fill_generation(self, gen_id: str, tokenize: str,
                         rows: Iterable[tuple[int, str, str, int, str | None]],
                         copy_from: str | None,
-                        tenants: Sequence[tuple[str, int, int]]) -> None:
-        """Create the generation's FTS table and fill it and its chunk list in one transaction.
+                        tenants: Sequence[tuple[str, int, int]]) -> str:
+        """Create the generation's lexical tables (FTS5, packed postings) and fill them and
+        its chunk list in one transaction; return the postings digest.
 
         `rows` are (ord, chunk_id, tenant key, ntok, body or None); a None body is copied
         from the same chunk's row in `copy_from` (an earlier generation, same analyzer).
         """
+        builder = postings.PostingsBuilder()
         with self.write() as c:
             for stmt in FTS_DDL(gen_id, tokenize):
                 c.execute(stmt)
@@ -298,8 +281,12 @@ class IndexTables:
                     body = got[1]
                 c.execute(ins, (ord_, key, body))
                 c.execute(SQL_INSERT_GEN_CHUNK, (gen_id, ord_, chunk_id, ntok))
+                builder.add(ord_, body)
+            packed = list(builder.rows())
+            c.executemany(POST_INSERT(gen_id), packed)
             faults.hit("gen.fts_written")
             c.executemany(SQL_INSERT_GEN_TENANT, [(gen_id, *t) for t in tenants])
+        return postings.digest(packed)
 
     def chunk_ords(self, gen_id: str) -> dict[str, tuple[int, int]]:
         """Return {chunk_id: (ord, ntok)} of a generation."""
@@ -340,6 +327,10 @@ class IndexTables:
         from .index_sql import fts_table
 
         return bool(self.conn.execute(FTS_EXISTS(), (fts_table(gen_id),)).fetchone()[0])
+
+    def postings_digest(self, gen_id: str) -> str:
+        """Recompute the digest of a generation's packed postings (integrity check)."""
+        return postings.table_digest(self.conn, gen_id)
 
     def fts_count(self, gen_id: str) -> int:
         return int(self.conn.execute(FTS_COUNT(gen_id)).fetchone()[0])
@@ -384,17 +375,6 @@ class IndexTables:
             faults.hit("gen.pointer_swap")
 
     # ---- authorized reads (candidate generation) ----------------------------------------
-
-    def authorized_rows(self, scope: AuthScope) -> list[tuple[int, int, str]]:
-        """Return (ord, ntok, chunk_id) of every row in the authorized universe, by ord."""
-        return [tuple(r) for r in self.conn.execute(SQL_AUTHORIZED, scope.params())]  # type: ignore[misc]
-
-    def authorized_postings(self, scope: AuthScope, terms: Sequence[str]) -> list[tuple[str, int, int]]:
-        """Return (term, ord, tf) for the terms, in authorized rows only (one statement)."""
-        if not terms:
-            return []
-        params = {**scope.params(), "terms": json.dumps(list(terms))}
-        return [tuple(r) for r in self.conn.execute(SQL_POSTINGS(scope.gen_id), params)]  # type: ignore[misc]
 
     def chunks_by_ord(self, gen_id: str, tenant: str, ords: Sequence[int]
                       ) -> dict[int, tuple[ChunkRecord, str, str | None, str]]:
@@ -453,13 +433,30 @@ class IndexTables:
 
     def purge_generation_rows(self, gen_id: str, ords: Sequence[int], vectors_sha256: str | None,
                               chunks_sha256_fn: Any) -> None:
-        """Remove rows of a generation (FTS and chunk list) and record the new digests."""
+        """Remove rows of a generation (FTS, chunk list and ANN graphs) and record the new
+        digests. The ANN files are rewritten first (temp → fsync → rename); the manifest
+        names their new digests in the same transaction as the rest."""
+        g = self.generation(gen_id)
+        manifest = g.manifest if g is not None else None
+        manifest_changed = False
+        if manifest is not None:
+            gen_dir = self.root / "indexes" / gen_id
+            manifest_changed = ann_purge_rows(gen_dir, manifest, ords)
+            manifest_changed = purge_rows_file(gen_dir, manifest, ords) or manifest_changed
         with self.write() as c:
             if self.fts_exists(gen_id):
+                if self.postings_exist(gen_id):
+                    bodies = c.execute(FTS_BODIES(gen_id), (json.dumps(list(ords)),)).fetchall()
+                    postings.purge(c, gen_id, bodies)
+                    if manifest is not None and "postings_sha256" in manifest.get("lexical", {}):
+                        manifest["lexical"]["postings_sha256"] = postings.table_digest(c, gen_id)
+                        manifest_changed = True
                 c.execute(FTS_DELETE(gen_id), (json.dumps(list(ords)),))
             c.execute(SQL_DELETE_GEN_CHUNKS, (gen_id, json.dumps(list(ords))))
             chunks_sha = chunks_sha256_fn(gen_id)
             c.execute(SQL_GEN_PURGED, (len(ords), vectors_sha256, chunks_sha, gen_id))
+            if manifest_changed:
+                c.execute(SQL_SET_MANIFEST, (json.dumps(manifest, sort_keys=True), gen_id))
 
     def purge_source_rows(self, tenant: str, source_id: str, at: str) -> None:
         """Delete every row of a source (chunks, layers, revisions, source, quarantine records)

@@ -96,8 +96,11 @@ def zero_rows(path: Path, ords: Sequence[int], n: int, dimension: int) -> str:
 
 
 def remove_generation_dir(root: Path, gen_id: str) -> None:
+    from .ann import forget_generation
+
     d = generation_dir(root, gen_id)
     _CACHE.forget(d / VECTORS_FILE)
+    forget_generation(d)
     shutil.rmtree(d, ignore_errors=True)
 
 

@@ -1,0 +1,577 @@
+"""The authorized universe U of a query, computed with numpy from arrays kept in memory.
+
+    U(q, s, t, g) = { c in generation g | c.tenant = s.tenant, the source ACL grants one
+                      of s's entries, the revision is valid at t (the current one when
+                      t is None), no tombstone covers the revision, c passes the filters }
+
+Two layers of arrays, each cached under a key that changes whenever its content can:
+
+- per generation (key: store, generation id, created_at, chunk-list digest, purged
+  rows): its rows in `ord` order (ntok, chunk id, kind, language) and its *runs*, the
+  maximal spans of consecutive rows of one (tenant, source, revision). A generation is
+  immutable except for purges, which change the digest and the purged count. They are
+  written at build time to `indexes/<gen>/rows.npz` (temp → fsync → rename, digest in
+  the manifest, checked with the generation; a purge rewrites it without the purged
+  rows) so a process loads them without reading every chunk row; a generation without
+  a sound file is read from SQL.
+- per tenant and authorization epoch (key: the generation key, tenant, epoch): for each
+  run of the tenant, its revision's seq, validity and media type and whether a
+  tombstone covers it, and the sources' ACL entries. Every write that can change an
+  authorization decision (source, ACL, revision, text layer, tombstone) bumps the
+  tenant's epoch in the same transaction, so a stale entry is never read again.
+
+A query then costs a few vectorised operations over the tenant's runs and a row mask
+(cached per generation, epoch and query); the old single SQL statement
+(`SQL_AUTHORIZED`) stays as the reference the tests compare against. Nothing here
+decides what a principal may see beyond the definition above: it is the same predicate
+as the SQL, evaluated over the same rows. `AuthorizedReads` (mixed into the store) is
+the seam candidate generation reads through: the universe's rows, and term postings
+with every row outside U dropped before they are returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import postings
+from .index_sql import (
+    FTS_EXISTS,
+    SQL_AUTHORIZED,
+    SQL_GEN_KEY,
+    SQL_GEN_MANIFEST,
+    SQL_POSTINGS,
+    SQL_TENANT_ACL_ENTRIES,
+    SQL_TENANT_REVISIONS,
+    SQL_TENANT_STATE,
+    SQL_TENANT_TOMBSTONES,
+    SQL_UNIVERSE_ROWS,
+    post_table,
+)
+
+ROWS_FILE = "rows.npz"
+ROW_DTYPE = np.dtype([("ord", np.int64), ("ntok", np.int64), ("chunk_id", "S32")])
+
+
+class RowArray:
+    """Rows held as one structured numpy array (`array`, for vectorised readers);
+    iterating or indexing yields plain Python tuples (bytes decoded to str)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @staticmethod
+    def _plain(row: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(x.decode() if isinstance(x, bytes) else x for x in row)
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        return self._plain(self.array[i].tolist())
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return (self._plain(r) for r in self.array.tolist())
+
+
+@dataclass(frozen=True, slots=True)
+class TenantRuns:
+    """The runs of one tenant in a generation."""
+
+    runs: np.ndarray      # run numbers (into GenerationArrays.run_start/run_end), ascending
+    sources: np.ndarray   # the tenant's distinct source ids (str)
+    run_src: np.ndarray   # per run: index into `sources`
+    run_rev: list[str]    # per run: revision id
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationArrays:
+    ords: np.ndarray       # int64, ascending
+    ntok: np.ndarray       # int64
+    ids: np.ndarray        # chunk ids, bytes
+    kind: np.ndarray       # int32 codes into `kinds`
+    kinds: tuple[str, ...]
+    lang: np.ndarray       # int32 codes into `langs` ('' for none)
+    langs: tuple[str, ...]
+    run_start: np.ndarray  # int64 positions into the row arrays
+    run_end: np.ndarray
+    run_len: np.ndarray    # int64 rows per run
+    dense: bool            # ords == arange(n): an ord is its own row position
+    tenants: dict[str, TenantRuns]
+
+
+@dataclass(frozen=True, slots=True)
+class TenantState:
+    """Authorization state of one tenant's runs at one epoch."""
+
+    base_ok: np.ndarray    # revision row exists and no tombstone covers it
+    valid_from: np.ndarray  # str ('' when unknown)
+    from_null: np.ndarray
+    valid_to: np.ndarray   # str ('' when open)
+    to_null: np.ndarray
+    media: np.ndarray      # str ('' when unknown)
+    media_null: np.ndarray
+    acl_src: np.ndarray    # int64 source index per ACL entry row
+    acl_entry: np.ndarray  # str entry per ACL entry row
+
+
+class LRU:
+    """A small thread-safe LRU map that counts hits and misses."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._d: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            v = self._d.get(key)
+            if v is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._d.move_to_end(key)
+            return v
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._d[key] = value
+            while len(self._d) > self.size:
+                self._d.popitem(last=False)
+
+    def keys(self) -> list[Hashable]:
+        with self._lock:
+            return list(self._d)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+
+
+GENERATIONS = LRU(4)
+TENANT_STATES = LRU(64)
+RUN_MASKS = LRU(64)
+
+
+def _codes(values: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    names = tuple(sorted(set(values)))
+    where = {v: i for i, v in enumerate(names)}
+    return np.fromiter((where[v] for v in values), dtype=np.int32, count=len(values)), names
+
+
+def arrays_from_rows(rows: Sequence[Sequence[Any]]) -> GenerationArrays:
+    """Cut rows (ord, ntok, chunk_id, tenant, source_id, revision_id, kind, lang or '')
+    in ord order into the generation's arrays and runs."""
+    n = len(rows)
+    ords = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
+    ntok = np.fromiter((r[1] for r in rows), dtype=np.int64, count=n)
+    ids = np.array([r[2].encode() for r in rows], dtype="S32") if n else np.zeros(0, "S32")
+    kind, kinds = _codes([r[6] for r in rows])
+    lang, langs = _codes([r[7] for r in rows])
+    starts: list[int] = []
+    keys: list[tuple[str, str, str]] = []
+    prev = None
+    for i, r in enumerate(rows):
+        key = (r[3], r[4], r[5])
+        if key != prev:
+            starts.append(i)
+            keys.append(key)
+            prev = key
+    run_start = np.array(starts, dtype=np.int64)
+    return _assemble(ords, ntok, ids, kind, kinds, lang, langs, run_start,
+                     [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys])
+
+
+def _assemble(ords: np.ndarray, ntok: np.ndarray, ids: np.ndarray, kind: np.ndarray,
+              kinds: tuple[str, ...], lang: np.ndarray, langs: tuple[str, ...],
+              run_start: np.ndarray, run_tenant: list[str], run_source: list[str],
+              run_rev: list[str]) -> GenerationArrays:
+    n = len(ords)
+    run_end = np.append(run_start[1:], n).astype(np.int64)
+    by_tenant: dict[str, list[int]] = {}
+    for j, tenant in enumerate(run_tenant):
+        by_tenant.setdefault(tenant, []).append(j)
+    tenants = {}
+    for tenant, runs in by_tenant.items():
+        src_names = sorted({run_source[j] for j in runs})
+        where = {s: i for i, s in enumerate(src_names)}
+        tenants[tenant] = TenantRuns(
+            np.array(runs, dtype=np.int64), np.array(src_names, dtype=str),
+            np.fromiter((where[run_source[j]] for j in runs), dtype=np.int64, count=len(runs)),
+            [run_rev[j] for j in runs])
+    return GenerationArrays(ords, ntok, ids, kind, kinds, lang, langs, run_start, run_end,
+                            run_end - run_start,
+                            bool(n == 0 or (ords[0] == 0 and ords[-1] == n - 1)), tenants)
+
+
+def load_generation(conn: sqlite3.Connection, gen_id: str) -> GenerationArrays:
+    """Read a generation's rows from SQL (one statement) and cut them into runs."""
+    return arrays_from_rows(conn.execute(SQL_UNIVERSE_ROWS, (gen_id,)).fetchall())
+
+
+def _run_strings(ga: GenerationArrays) -> tuple[list[str], list[str], list[str]]:
+    nruns = len(ga.run_start)
+    run_tenant, run_source, run_rev = [""] * nruns, [""] * nruns, [""] * nruns
+    for tenant, tr in ga.tenants.items():
+        for j, si, rev in zip(tr.runs.tolist(), tr.run_src.tolist(), tr.run_rev, strict=True):
+            run_tenant[j], run_source[j], run_rev[j] = tenant, str(tr.sources[si]), rev
+    return run_tenant, run_source, run_rev
+
+
+def _utf8(values: Sequence[str]) -> np.ndarray:
+    return np.array([v.encode() for v in values], dtype=bytes) if len(values) else np.zeros(0, "S1")
+
+
+def _text(values: np.ndarray) -> list[str]:
+    return [v.decode() for v in values.tolist()]
+
+
+def save_rows_file(path: Path, ga: GenerationArrays) -> str:
+    """Write a generation's arrays durably (temp → fsync → rename); return the sha256.
+    Built with the generation, so the first query of a process does not read every
+    chunk row from SQL. Text is stored as UTF-8."""
+    run_tenant, run_source, run_rev = _run_strings(ga)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, ords=ga.ords, ntok=ga.ntok, ids=ga.ids, kind=ga.kind, kinds=_utf8(ga.kinds),
+                 lang=ga.lang, langs=_utf8(ga.langs), run_start=ga.run_start,
+                 run_tenant=_utf8(run_tenant), run_source=_utf8(run_source), run_rev=_utf8(run_rev))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return _sha256(path)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def load_rows_file(path: Path, sha256: str) -> GenerationArrays | None:
+    """The arrays saved by `save_rows_file`, or None when the file is missing or does not
+    hash to `sha256` (the caller then reads SQL)."""
+    try:
+        if _sha256(path) != sha256:
+            return None
+        with np.load(path, allow_pickle=False) as z:
+            return _assemble(z["ords"], z["ntok"], z["ids"], z["kind"], tuple(_text(z["kinds"])),
+                             z["lang"], tuple(_text(z["langs"])), z["run_start"],
+                             _text(z["run_tenant"]), _text(z["run_source"]), _text(z["run_rev"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # not ours: use SQL
+        return None
+
+
+def purge_rows_file(gen_dir: Path, manifest: dict[str, Any], ords: Sequence[int]) -> bool:
+    """Rewrite a generation's rows file without rows `ords` and record its new digest in
+    `manifest` (in place); a file that cannot be read is removed and its record dropped
+    (readers then use SQL). Returns True when the manifest changed."""
+    rec = manifest.get("universe")
+    if not rec or not ords:
+        return False
+    path = gen_dir / ROWS_FILE
+    if not path.is_file():
+        return False
+    ga = load_rows_file(path, rec.get("sha256", ""))
+    if ga is None:
+        path.unlink(missing_ok=True)
+        manifest.pop("universe")
+        return True
+    keep = ~np.isin(ga.ords, np.asarray(list(ords), dtype=np.int64))
+    run_of_row = np.repeat(np.arange(len(ga.run_start)), ga.run_len)[keep]
+    first = np.flatnonzero(np.diff(run_of_row, prepend=-1) != 0)
+    run_tenant, run_source, run_rev = _run_strings(ga)
+    runs = run_of_row[first].tolist()
+    kept = _assemble(ga.ords[keep], ga.ntok[keep], ga.ids[keep], ga.kind[keep], ga.kinds,
+                     ga.lang[keep], ga.langs, first.astype(np.int64),
+                     [run_tenant[j] for j in runs], [run_source[j] for j in runs],
+                     [run_rev[j] for j in runs])
+    rec["sha256"] = save_rows_file(path, kept)
+    return True
+
+
+def load_tenant(conn: sqlite3.Connection, tr: TenantRuns, tenant: str) -> TenantState:
+    """Read a tenant's revisions, tombstones and ACL entries and lay them over its runs."""
+    revs = {(r[0], r[1]): r[2:] for r in conn.execute(SQL_TENANT_REVISIONS, (tenant,))}
+    tombs = {r[0]: int(r[1]) for r in conn.execute(SQL_TENANT_TOMBSTONES, (tenant,))}
+    n = len(tr.run_rev)
+    base_ok = np.zeros(n, dtype=bool)
+    vfrom, vto, media = [""] * n, [""] * n, [""] * n
+    from_null = np.ones(n, dtype=bool)
+    to_null = np.ones(n, dtype=bool)
+    media_null = np.ones(n, dtype=bool)
+    src_names = tr.sources.tolist()
+    for j, (si, rev_id) in enumerate(zip(tr.run_src.tolist(), tr.run_rev, strict=True)):
+        src = src_names[si]
+        rev = revs.get((src, rev_id))
+        if rev is None:
+            continue
+        seq, valid_from, valid_to, media_type = rev
+        base_ok[j] = tombs.get(src, -1) < int(seq)
+        if valid_from is not None:
+            vfrom[j], from_null[j] = valid_from, False
+        if valid_to is not None:
+            vto[j], to_null[j] = valid_to, False
+        if media_type is not None:
+            media[j], media_null[j] = media_type, False
+    where = {s: i for i, s in enumerate(src_names)}
+    pairs = [(where[s], e) for s, e in conn.execute(SQL_TENANT_ACL_ENTRIES, (tenant,)) if s in where]
+    return TenantState(base_ok, np.array(vfrom, dtype=str), from_null, np.array(vto, dtype=str),
+                       to_null, np.array(media, dtype=str), media_null,
+                       np.array([p[0] for p in pairs], dtype=np.int64),
+                       np.array([p[1] for p in pairs], dtype=str))
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What a universe depends on besides the generation and the tenant's state."""
+
+    tenant: str
+    entries: tuple[str, ...]
+    as_of: str | None
+    source_ids: tuple[str, ...] | None
+    source_prefix: str | None
+    kinds: tuple[str, ...] | None
+    langs: tuple[str, ...] | None
+    media_types: tuple[str, ...] | None
+
+
+def run_mask(tr: TenantRuns, ts: TenantState, q: Query) -> np.ndarray:
+    """Which of the tenant's runs are in U (row-level filters aside)."""
+    ok = ts.base_ok.copy()
+    allowed = np.zeros(len(tr.sources), dtype=bool)
+    if len(ts.acl_entry):
+        allowed[ts.acl_src[np.isin(ts.acl_entry, np.array(q.entries, dtype=str))]] = True
+    ok &= allowed[tr.run_src]
+    if q.as_of is None:
+        ok &= ts.to_null
+    else:
+        ok &= ~ts.from_null & (ts.valid_from <= q.as_of)
+        ok &= ts.to_null | (ts.valid_to > q.as_of)
+    if q.source_ids is not None:
+        ok &= np.isin(tr.sources, np.array(q.source_ids, dtype=str))[tr.run_src]
+    if q.source_prefix is not None:
+        ok &= np.char.startswith(tr.sources, q.source_prefix)[tr.run_src]
+    if q.media_types is not None:
+        ok &= ~ts.media_null & np.isin(ts.media, np.array(q.media_types, dtype=str))
+    return ok
+
+
+def row_mask(ga: GenerationArrays, tr: TenantRuns, ok: np.ndarray, q: Query) -> np.ndarray:
+    """Per row position of the generation: is the row in U (runs chosen, row filters)."""
+    chosen = np.zeros(len(ga.run_start), dtype=bool)
+    chosen[tr.runs[ok]] = True
+    rows = np.repeat(chosen, ga.run_len)
+    if q.kinds is not None:
+        codes = [i for i, k in enumerate(ga.kinds) if k in set(q.kinds)]
+        rows &= np.isin(ga.kind, np.array(codes, dtype=np.int32))
+    if q.langs is not None:
+        codes = [i for i, k in enumerate(ga.langs) if k in set(q.langs)]
+        rows &= np.isin(ga.lang, np.array(codes, dtype=np.int32))
+    return rows
+
+
+def rows_of(ga: GenerationArrays, rows: np.ndarray) -> np.ndarray:
+    """The universe as a structured array (ord, ntok, chunk_id), by ord."""
+    pos = np.flatnonzero(rows)
+    out = np.empty(len(pos), dtype=ROW_DTYPE)
+    out["ord"] = ga.ords[pos]
+    out["ntok"] = ga.ntok[pos]
+    out["chunk_id"] = ga.ids[pos]
+    return out
+
+
+def ords_in(ga: GenerationArrays, rows: np.ndarray, ords: np.ndarray) -> np.ndarray:
+    """Mask over `ords`: which are rows of the universe (without materialising it)."""
+    if not len(ords) or not len(ga.ords):
+        return np.zeros(len(ords), dtype=bool)
+    if ga.dense:
+        inside = (ords >= 0) & (ords < len(ga.ords))
+        pos = np.where(inside, ords, 0)
+    else:
+        pos = np.minimum(np.searchsorted(ga.ords, ords), len(ga.ords) - 1)
+        inside = ga.ords[pos] == ords
+    return inside & rows[pos]
+
+
+def generation_key(db_path: str, gen_id: str, created_at: str, chunks_sha256: str | None,
+                   purged: int) -> tuple[Any, ...]:
+    return (db_path, gen_id, created_at, chunks_sha256, purged)
+
+
+def state(conn: sqlite3.Connection, gkey: tuple[Any, ...], load: Callable[[], GenerationArrays],
+          tenant: str, epoch: int) -> tuple[GenerationArrays, TenantRuns | None, TenantState | None]:
+    """The cached arrays of a generation (`load()` on a miss) and of a tenant's state at
+    `epoch`."""
+    ga = GENERATIONS.get(gkey)
+    if ga is None:
+        ga = load()
+        GENERATIONS.put(gkey, ga)
+    tr = ga.tenants.get(tenant)
+    if tr is None:
+        return ga, None, None
+    tkey = (gkey, tenant, epoch)
+    ts = TENANT_STATES.get(tkey)
+    if ts is None:
+        ts = load_tenant(conn, tr, tenant)
+        TENANT_STATES.put(tkey, ts)
+    return ga, tr, ts
+
+
+def mask_for(gkey: tuple[Any, ...], epoch: int, ga: GenerationArrays, tr: TenantRuns,
+             ts: TenantState, q: Query) -> np.ndarray:
+    """The row mask of U (cached per generation, epoch and query)."""
+    key = (gkey, epoch, q)
+    rows = RUN_MASKS.get(key)
+    if rows is None:
+        rows = row_mask(ga, tr, run_mask(tr, ts, q), q)
+        RUN_MASKS.put(key, rows)
+    return rows
+
+
+def clear() -> None:
+    """Forget every cached array (tests; a process that wants its memory back)."""
+    for c in (GENERATIONS, TENANT_STATES, RUN_MASKS):
+        c.clear()
+
+
+# ---- the store's authorized reads (mixed into SQLiteStore through IndexTables) ---------
+
+
+@dataclass(frozen=True, slots=True)
+class AuthScope:
+    """The authorized universe of one query: generation, tenant, the principal's ACL
+    entries, the evaluation time (None: now) and optional filters (None: no filter)."""
+
+    gen_id: str
+    tenant: str
+    entries: tuple[str, ...]
+    as_of: str | None = None
+    source_ids: tuple[str, ...] | None = None
+    source_prefix: str | None = None
+    kinds: tuple[str, ...] | None = None
+    langs: tuple[str, ...] | None = None
+    media_types: tuple[str, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def query(self) -> Query:
+        return Query(self.tenant, tuple(self.entries), self.as_of, self.source_ids,
+                     self.source_prefix, self.kinds, self.langs, self.media_types)
+
+    def params(self) -> dict[str, Any]:
+        def lst(v: tuple[str, ...] | None) -> str | None:
+            return None if v is None else json.dumps(list(v))
+
+        return {
+            "gen": self.gen_id, "tenant": self.tenant, "entries": json.dumps(list(self.entries)),
+            "now": 1 if self.as_of is None else 0, "as_of": self.as_of or "",
+            "sources": lst(self.source_ids), "prefix": self.source_prefix,
+            "kinds": lst(self.kinds), "langs": lst(self.langs), "media": lst(self.media_types),
+        }
+
+
+class AuthorizedReads:
+    """The reads of candidate generation; each applies the authorized universe of its
+    scope before returning a row (needs `conn`, `read` and `db_path`)."""
+
+    db_path: Path
+    root: Path
+
+    @property
+    def conn(self) -> sqlite3.Connection:  # provided by SQLiteStore
+        raise NotImplementedError
+
+    def read(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
+
+    def postings_exist(self, gen_id: str) -> bool:
+        return bool(self.conn.execute(FTS_EXISTS(), (post_table(gen_id),)).fetchone()[0])
+
+    def _universe_state(self, scope: AuthScope) -> tuple[Any, ...]:
+        """(generation arrays, tenant runs, tenant state, row mask of U) of a scope, from the
+        in-memory caches of `store.universe` (read on this snapshot when missing)."""
+        with self.read() as c:
+            row = c.execute(SQL_GEN_KEY, (scope.gen_id,)).fetchone()
+            if row is None:
+                return None, None, None, None
+            st = c.execute(SQL_TENANT_STATE, (scope.tenant,)).fetchone()
+            epoch = int(st[0]) if st else 0
+            gkey = generation_key(str(self.db_path), scope.gen_id, row[0], row[1], int(row[2]))
+            ga, tr, ts = state(c, gkey, lambda: self._generation_arrays(c, scope.gen_id),
+                               scope.tenant, epoch)
+            if tr is None or ts is None:
+                return ga, None, None, None
+            return ga, tr, ts, mask_for(gkey, epoch, ga, tr, ts, scope.query())
+
+    def _generation_arrays(self, c: sqlite3.Connection, gen_id: str) -> GenerationArrays:
+        """The generation's arrays from its rows file when it is whole, else from SQL."""
+        row = c.execute(SQL_GEN_MANIFEST, (gen_id,)).fetchone()
+        rec = (json.loads(row[0]) if row and row[0] else {}).get("universe") or {}
+        if rec.get("file") == ROWS_FILE and rec.get("sha256"):
+            ga = load_rows_file(self.root / "indexes" / gen_id / ROWS_FILE, rec["sha256"])
+            if ga is not None:
+                return ga
+        return load_generation(c, gen_id)
+
+    def authorized_rows(self, scope: AuthScope) -> RowArray:
+        """Return (ord, ntok, chunk_id) of every row in the authorized universe, by ord —
+        the rows of `SQL_AUTHORIZED`, computed from cached arrays (`store.universe`);
+        `.array` holds them as one structured numpy array."""
+        ga, tr, _ts, ok = self._universe_state(scope)
+        if tr is None:
+            return RowArray(np.empty(0, dtype=ROW_DTYPE))
+        return RowArray(rows_of(ga, ok))
+
+    def authorized_rows_sql(self, scope: AuthScope) -> list[tuple[int, int, str]]:
+        """The same universe by the single reference SQL statement (tests, benchmarks)."""
+        return [tuple(r) for r in self.conn.execute(SQL_AUTHORIZED, scope.params())]  # type: ignore[misc]
+
+    def authorized_postings(self, scope: AuthScope, terms: Sequence[str]) -> postings.Postings:
+        """Return the postings (per term: ords, tfs) of the terms in authorized rows only:
+        one row per term is read from the packed postings (terms carry the tenant's key,
+        so they are the tenant's rows) and every row outside the authorized universe is
+        dropped here, before anything ranks them. Generations without packed postings are
+        read by the reference statement, which joins U inside SQL."""
+        if not terms:
+            return postings.Postings()
+        with self.read() as c:
+            if not self.postings_exist(scope.gen_id):
+                rows = self.authorized_postings_sql(scope, terms)
+                by: dict[str, list[tuple[int, int]]] = {}
+                for term, o, tf in rows:
+                    by.setdefault(term, []).append((int(o), int(tf)))
+                return postings.Postings(
+                    list(by), [np.array(sorted(v), dtype=np.int64)[:, 0] for v in by.values()],
+                    [np.array(sorted(v), dtype=np.int64)[:, 1] for v in by.values()])
+            ga, tr, _ts, ok = self._universe_state(scope)
+            if tr is None:
+                return postings.Postings()
+            got = postings.read(c, scope.gen_id, json.dumps(list(terms)))
+        return got.keep([ords_in(ga, ok, o) for o in got.ords])
+
+    def authorized_postings_sql(self, scope: AuthScope, terms: Sequence[str]) -> list[tuple[str, int, int]]:
+        """The same postings by the reference statement that joins U inside SQL (tests)."""
+        if not terms:
+            return []
+        params = {**scope.params(), "terms": json.dumps(list(terms))}
+        return [tuple(r) for r in self.conn.execute(SQL_POSTINGS(scope.gen_id), params)]  # type: ignore[misc]

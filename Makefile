@@ -44,8 +44,15 @@ run: venv
 test: venv
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# Each benchmark prints a table beside the strongest installed peer, in the same run.
 bench: venv
 	$(PY) bench/ingest.py
+	$(PY) bench/tables.py
+	$(PY) bench/facts.py
+	$(PY) bench/embed.py
+	$(PY) bench/query.py --sizes 10000,100000
+	$(PY) bench/extract.py
+	$(PY) bench/review.py
 
 lint: venv
 	$(VENV)/bin/ruff check src tests bench scripts

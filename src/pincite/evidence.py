@@ -21,7 +21,9 @@ Bundle flags (closed set):
 
 Item flags: `hidden_text` (the passage holds text the parser found hidden), `formula`
 (spreadsheet formula cells), `superseded` (a newer revision of the source exists: an
-as-of query), `truncated` (the quote was cut to a budget; `char_end` says where).
+as-of query), `truncated` (the quote was cut to a budget; `char_end` says where),
+`injection_suspected` (set by `ask`: the passage holds text addressed to a reader or a
+model as an instruction; such text is never cited as an answer).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 
 BUNDLE_FLAGS = ("no_generation", "underfilled", "truncated", "timeout", "stale", "degraded",
                 "fallback")
-ITEM_FLAGS = ("hidden_text", "formula", "superseded", "truncated")
+ITEM_FLAGS = ("hidden_text", "formula", "superseded", "truncated", "injection_suspected")
 SCHEMA_NAME = "pincite.evidence_bundle"
 SCHEMA_VERSION = 1
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import faults
 from ..errors import PinciteError, UsageError
+from .blobs import fsync_dir
 
 POLICY_SCHEMA = "pincite.ann_policy"
 INDEX_SCHEMA = "pincite.vector_index"
@@ -165,13 +166,6 @@ def _new_index(dimension: int, policy: AnnPolicy) -> Any:
                  expansion_search=policy.expansion_search)
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
 
 def _save(index: Any, path: Path) -> str:
     """Write `index` durably to `path` (temp → fsync → rename); return the file's sha256."""
@@ -186,7 +180,7 @@ def _save(index: Any, path: Path) -> str:
         faults.hit("gen.ann_fsync")
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     _CACHE.forget(path)
     return h.hexdigest()
 

@@ -43,7 +43,7 @@ class BlobStore:
             os.fsync(fh.fileno())
         faults.hit("blob.rename")
         os.replace(tmp, final)
-        _fsync_dir(final.parent)
+        fsync_dir(final.parent)
         return digest
 
     def get(self, tenant: str, sha256: str) -> bytes:
@@ -61,7 +61,7 @@ class BlobStore:
             p.unlink()
         except FileNotFoundError:
             return False
-        _fsync_dir(p.parent)
+        fsync_dir(p.parent)
         return True
 
     def walk(self) -> Iterator[tuple[str, str, Path]]:
@@ -87,7 +87,8 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Flush a directory's entries to disk (after a rename into it)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import faults
 from ..errors import PinciteError
+from .blobs import fsync_dir
 
 VECTORS_FILE = "vectors.f32"
 DTYPE = "<f4"
@@ -41,13 +42,6 @@ def vectors_path(root: Path, gen_id: str) -> Path:
     return generation_dir(root, gen_id) / VECTORS_FILE
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
 
 def write_vectors(path: Path, vectors: np.ndarray) -> str:
     """Write `vectors` durably to `path`; return the sha256 of the file's bytes."""
@@ -61,7 +55,7 @@ def write_vectors(path: Path, vectors: np.ndarray) -> str:
         faults.hit("gen.vectors_fsync")
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     _CACHE.forget(path)
     return hashlib.sha256(data).hexdigest()
 

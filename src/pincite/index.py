@@ -407,6 +407,16 @@ def publish(store: SQLiteStore, gen_id: str) -> GenerationRow:
     return out
 
 
+def build_and_publish(store: SQLiteStore, embedder: Embedder, *, progress: bool = False) -> BuildResult:
+    """Build a generation of everything current and publish it; return the build result
+    (raise GenerationInvalid when the build failed its checks)."""
+    result = build(store, embedder, progress=progress)
+    if result.state != "ready":
+        raise GenerationInvalid(result.gen_id, list(result.problems))
+    publish(store, result.gen_id)
+    return result
+
+
 def rollback(store: SQLiteStore) -> GenerationRow:
     """Switch the pointer back to the previous published generation."""
     current, previous, _ = store.pointer()

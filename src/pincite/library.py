@@ -211,15 +211,12 @@ class Library:
         """Build and publish a generation when the published one misses revisions (or is in
         another embedding space); prune old generations; None when nothing was needed."""
         from .embedders import open_embedder
-        from .index import DEFAULT_KEEP, GenerationInvalid, build, needs_build, prune, publish
+        from .index import DEFAULT_KEEP, build_and_publish, needs_build, prune
 
         emb = embedder or open_embedder()
         if not needs_build(self.store, emb.space):
             return None
-        result = build(self.store, emb, progress=progress)
-        if result.state != "ready":
-            raise GenerationInvalid(result.gen_id, list(result.problems))
-        publish(self.store, result.gen_id)
+        result = build_and_publish(self.store, emb, progress=progress)
         prune(self.store, keep or DEFAULT_KEEP)
         return result
 

@@ -104,7 +104,7 @@ def documents(emails: list[dict[str, Any]], attacks: list[str]) -> list[Doc]:
 
 def prepare(store: SQLiteStore, docs: list[Doc], emb: Embedder) -> dict[str, float]:
     """Ingest every document into its tenant, build and publish; return the seconds."""
-    from ..index import build, publish
+    from ..index import build_and_publish
     from ..sources.ingest import Ingestor
 
     seconds: dict[str, float] = {}
@@ -114,10 +114,7 @@ def prepare(store: SQLiteStore, docs: list[Doc], emb: Embedder) -> dict[str, flo
             ing.ingest(text.encode(), source_id="email", path="email.txt", name="email.txt")
     seconds["ingest"] = round(time.perf_counter() - t0, 2)
     t0 = time.perf_counter()
-    result = build(store, emb)
-    if result.state != "ready":
-        raise UsageError(f"the build failed: {'; '.join(result.problems)}")
-    publish(store, result.gen_id)
+    build_and_publish(store, emb)
     seconds["build"] = round(time.perf_counter() - t0, 2)
     return seconds
 

@@ -121,7 +121,7 @@ def run_scifact(data: Path, split: str = "dev", store_url: str | None = None,
     setting and return nDCG@10 and Recall@100 per run (see the module docstring)."""
     from ..embedders import open_embedder
     from ..fusion import convex
-    from ..index import build, publish
+    from ..index import build_and_publish
     from ..model import Principal
     from ..retrieve import search
     from ..sources.ingest import Ingestor
@@ -157,10 +157,7 @@ def run_scifact(data: Path, split: str = "dev", store_url: str | None = None,
                     quarantined += r.status == "quarantined"
             seconds["ingest"] = round(time.perf_counter() - t0, 2)
             t0 = time.perf_counter()
-            result = build(store, emb)
-            if result.state != "ready":
-                raise UsageError(f"the build failed: {'; '.join(result.problems)}")
-            publish(store, result.gen_id)
+            result = build_and_publish(store, emb)
             seconds["build"] = round(time.perf_counter() - t0, 2)
             principal = Principal.parse(f"{TENANT}:evaluator")
             # per query and channel: (chunk id, channel score) best first, for the ablation

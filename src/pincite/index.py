@@ -42,10 +42,10 @@ from .store.ann import (
     check_partitions,
     index_record,
 )
+from .store.blobs import sha256_file
 from .store.index_store import ChunkRecord, GenerationRow, LiveRevision
 from .store.universe import ROWS_FILE, arrays_from_rows, load_rows_file, save_rows_file
 from .store.vectors import (
-    file_sha256,
     generation_dir,
     remove_generation_dir,
     vectors_path,
@@ -374,7 +374,7 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
         size = path.stat().st_size
         if size != n * space.dimension * 4:
             problems.append(f"vector file holds {size} bytes, expected {n} x {space.dimension} float32")
-        elif file_sha256(path) != g.vectors_sha256:
+        elif sha256_file(path) != g.vectors_sha256:
             problems.append("vector file digest does not match")
     problems += check_partitions(generation_dir(store.root, gen_id), m, n, space.dimension)
     return problems

@@ -12,7 +12,6 @@ transformer (bf16 or fp32), then mean pooling and normalisation in float32.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MissingExtra, PinciteError, UsageError
+from ..store.blobs import sha256_file
 from .embedder import Embedded, EmbedShortcuts, Role, l2_normalise, prefixed
 from .space import EmbeddingSpace
 from .windows import plan_batches, split_windows
@@ -89,13 +89,6 @@ def default_model_dir() -> Path:
     return Path(pkg.__file__).resolve().parent / "model"
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
 
 def verify_model_dir(model_dir: Path) -> None:
     """Raise WeightsDigestMismatch unless the weights and tokenizer match the pinned digests."""
@@ -103,7 +96,7 @@ def verify_model_dir(model_dir: Path) -> None:
         path = model_dir / name
         if not path.is_file():
             raise WeightsDigestMismatch(path, expected, "0" * 64 + " (file missing)")
-        found = file_sha256(path)
+        found = sha256_file(path)
         if found != expected:
             raise WeightsDigestMismatch(path, expected, found)
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import faults
 from ..errors import PinciteError, UsageError
-from .blobs import fsync_dir
+from .blobs import fsync_dir, sha256_file
 
 POLICY_SCHEMA = "pincite.ann_policy"
 INDEX_SCHEMA = "pincite.vector_index"
@@ -202,13 +202,6 @@ def build_partitions(gen_dir: Path, vectors: np.ndarray,
     return out
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
 
 def check_partitions(gen_dir: Path, manifest: Mapping[str, Any], n_chunks: int,
                      dimension: int) -> list[str]:
@@ -232,7 +225,7 @@ def check_partitions(gen_dir: Path, manifest: Mapping[str, Any], n_chunks: int,
             problems.append(f"ANN file {p.file} covers rows outside the generation")
         if not path.is_file():
             problems.append(f"ANN file {p.file} is missing")
-        elif file_sha256(path) != p.sha256:
+        elif sha256_file(path) != p.sha256:
             problems.append(f"ANN file {p.file} digest does not match")
         else:
             try:
@@ -318,7 +311,7 @@ class _GraphCache:
             if g is not None:
                 self._graphs.move_to_end(key)
                 return g
-        if not verified and file_sha256(path) != sha256:
+        if not verified and sha256_file(path) != sha256:
             raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} does not match "
                                  "its digest; rebuild the generation (pincite index build)")
         from usearch.index import Index

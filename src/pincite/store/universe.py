@@ -31,7 +31,6 @@ with every row outside U dropped before they are returned.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -46,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from . import postings
+from .blobs import sha256_file
 from .index_sql import (
     FTS_EXISTS,
     SQL_AUTHORIZED,
@@ -258,22 +258,15 @@ def save_rows_file(path: Path, ga: GenerationArrays) -> str:
         os.fsync(fd)
     finally:
         os.close(fd)
-    return _sha256(path)
+    return sha256_file(path)
 
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def load_rows_file(path: Path, sha256: str) -> GenerationArrays | None:
     """The arrays saved by `save_rows_file`, or None when the file is missing or does not
     hash to `sha256` (the caller then reads SQL)."""
     try:
-        if _sha256(path) != sha256:
+        if sha256_file(path) != sha256:
             return None
         with np.load(path, allow_pickle=False) as z:
             return _assemble(z["ords"], z["ntok"], z["ids"], z["kind"], tuple(_text(z["kinds"])),

@@ -60,13 +60,6 @@ def write_vectors(path: Path, vectors: np.ndarray) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
 
 def load_vectors(path: Path, n: int, dimension: int) -> np.ndarray:
     """Return the `(n, dimension)` float32 rows of a vector file, mapped read-only."""

@@ -22,7 +22,6 @@ from .records_sql import (
     SQL_PURGE_RECORDS_OF_SOURCE,
     SQL_RECORD,
     SQL_RECORDS_OF_CASE,
-    SQL_REPLACE_RECORD,
     SQL_RUN,
     SQL_UPSERT_RECORD,
 )
@@ -59,6 +58,16 @@ def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
     return d
 
 
+def record_row(tenant: str, case_id: str, record: dict[str, Any], sources: set[str], at: str, *,
+               run_id: str, version: str, schema_name: str) -> tuple[Any, ...]:
+    """Return the `field_records` column values of one record (`sources`: the source ids it
+    rests on besides those its provenance names)."""
+    sources = sources | {p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())}
+    return (tenant, case_id, record["field"], run_id, schema_name, version,
+            record["status"], record["outcome"], record["reason"], record.get("confidence"),
+            json.dumps(sorted(sources)), json.dumps(record, sort_keys=True, ensure_ascii=False), at)
+
+
 class RecordTables:
     """Runs, field records, review-queue inserts (needs `conn`, `write`)."""
 
@@ -80,13 +89,11 @@ class RecordTables:
                 tenant, run["run_id"], run["case_id"], run["schema_name"], run["schema_digest"],
                 json.dumps(run["extractor"], sort_keys=True), docs, at))
             for r in records:
-                sources = sorted({p["doc_id"].split("@", 1)[0] for p in r.get("provenance", ())}
-                                 | set(run.get("source_ids", ())))
                 c.execute(SQL_UPSERT_RECORD, (
-                    tenant, run["case_id"], r["field"], run["run_id"], run["schema_name"],
-                    r["extractor"]["version"], r["status"], r["outcome"], r["reason"],
-                    r.get("confidence"), json.dumps(sources),
-                    json.dumps(r, sort_keys=True, ensure_ascii=False), at, docs))
+                    *record_row(tenant, run["case_id"], r, set(run.get("source_ids", ())), at,
+                                run_id=run["run_id"], version=r["extractor"]["version"],
+                                schema_name=run["schema_name"]),
+                    docs))
             for q in queue:
                 cur = c.execute(SQL_ENQUEUE, (
                     tenant, q.case_id, q.source_id, q.revision_id, q.doc_sha256, q.field, q.reason,
@@ -95,17 +102,6 @@ class RecordTables:
                     q.extractor_version, q.confidence, at))
                 added += cur.rowcount
         return added
-
-    def update_field_record(self, tenant: str, case_id: str, record: dict[str, Any],
-                            at: str) -> None:
-        """Replace the stored record of one field (a reviewer's decision)."""
-        sources = sorted({p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())})
-        with self.write() as c:
-            c.execute(SQL_REPLACE_RECORD, (
-                tenant, case_id, record["field"], record["extractor"].get("run_id", ""),
-                record.get("schema_name", ""), record["extractor"]["version"], record["status"],
-                record["outcome"], record["reason"], record.get("confidence"), json.dumps(sources),
-                json.dumps(record, sort_keys=True, ensure_ascii=False), at))
 
     def field_records(self, tenant: str, case_id: str) -> list[dict[str, Any]]:
         """Return the stored records of a case, in the order they were first written."""

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from .records_sql import ITEM_COLUMNS, SQL_ITEM, SQL_REPLACE_RECORD
-from .records_store import item_from_row
+from .records_store import item_from_row, record_row
 from .review_sql import (
     LABEL_COLUMNS,
     SQL_ALL_CLAIMS,
@@ -218,13 +218,11 @@ class ReviewTables:
 
     def _upsert_record(self, c: sqlite3.Connection, tenant: str, item: dict[str, Any],
                        record: dict[str, Any], at: str) -> None:
-        sources = sorted({pr["doc_id"].split("@", 1)[0] for pr in record.get("provenance", ())}
-                         | {item["source_id"]})
-        c.execute(SQL_REPLACE_RECORD, (
-            tenant, item["case_id"], record["field"], record["extractor"].get("run_id", item["run_id"]),
-            record.get("schema_name", ""), record["extractor"].get("version", item["extractor_version"]),
-            record["status"], record["outcome"], record["reason"], record.get("confidence"),
-            json.dumps(sources), json.dumps(record, sort_keys=True, ensure_ascii=False), at))
+        c.execute(SQL_REPLACE_RECORD, record_row(
+            tenant, item["case_id"], record, {item["source_id"]}, at,
+            run_id=record["extractor"].get("run_id", item["run_id"]),
+            version=record["extractor"].get("version", item["extractor_version"]),
+            schema_name=record.get("schema_name", "")))
 
     def _stamp_check(self, c: sqlite3.Connection, tenant: str, reviewer: str, now: str,
                      stamp: StampRule) -> int | None:

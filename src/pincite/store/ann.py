@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -33,6 +31,7 @@ import numpy as np
 from .. import faults
 from ..errors import PinciteError, UsageError
 from .blobs import fsync_dir, sha256_file
+from .filecache import FileCache
 
 POLICY_SCHEMA = "pincite.ann_policy"
 INDEX_SCHEMA = "pincite.vector_index"
@@ -248,7 +247,8 @@ def load(path: Path, sha256: str, verified: bool = False, expansion_search: int 
     except OSError:
         raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} is missing; rebuild "
                              "the generation (pincite index build)") from None
-    graph = _CACHE.get(path, st.st_mtime_ns, st.st_size, sha256, verified)
+    graph = _CACHE.get(path, (st.st_mtime_ns, st.st_size, sha256),
+                       lambda: _open_graph(path, sha256, verified))
     if expansion_search is not None and graph.expansion_search != expansion_search:
         graph.expansion_search = expansion_search
     return graph
@@ -296,51 +296,24 @@ def purge_rows(gen_dir: Path, manifest: dict[str, Any], ords: Sequence[int]) -> 
     return changed
 
 
-class _GraphCache:
-    """A few verified, mapped graphs, keyed by path, file identity and digest."""
+def _open_graph(path: Path, sha256: str, verified: bool) -> Any:
+    """Return the graph in `path`, mapped read-only (its digest checked unless `verified`)."""
+    if not verified and sha256_file(path) != sha256:
+        raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} does not match "
+                             "its digest; rebuild the generation (pincite index build)")
+    from usearch.index import Index
 
-    def __init__(self, size: int = 8) -> None:
-        self._graphs: OrderedDict[tuple[str, int, int, str], Any] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, path: Path, mtime: int, size: int, sha256: str, verified: bool) -> Any:
-        key = (str(path), mtime, size, sha256)
-        with self._lock:
-            g = self._graphs.get(key)
-            if g is not None:
-                self._graphs.move_to_end(key)
-                return g
-        if not verified and sha256_file(path) != sha256:
-            raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} does not match "
-                                 "its digest; rebuild the generation (pincite index build)")
-        from usearch.index import Index
-
-        try:
-            g = Index.restore(str(path), view=True)
-        except Exception as exc:  # noqa: BLE001 - usearch raises bare RuntimeErrors
-            raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} is unreadable: "
-                                 f"{exc}") from None
-        if g is None:
-            raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} is unreadable")
-        with self._lock:
-            self._graphs[key] = g
-            while len(self._graphs) > self._size:
-                self._graphs.popitem(last=False)
-        return g
-
-    def forget(self, path: Path) -> None:
-        with self._lock:
-            for key in [k for k in self._graphs if k[0] == str(path)]:
-                del self._graphs[key]
-
-    def forget_dir(self, gen_dir: Path) -> None:
-        with self._lock:
-            for key in [k for k in self._graphs if Path(k[0]).parent == gen_dir]:
-                del self._graphs[key]
+    try:
+        g = Index.restore(str(path), view=True)
+    except Exception as exc:  # noqa: BLE001 - usearch raises bare RuntimeErrors
+        raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} is unreadable: "
+                             f"{exc}") from None
+    if g is None:
+        raise AnnUnavailable(f"ANN file {path.name} of {path.parent.name} is unreadable")
+    return g
 
 
-_CACHE = _GraphCache()
+_CACHE = FileCache(8)  # a few verified, mapped graphs
 
 
 def forget_generation(gen_dir: Path) -> None:

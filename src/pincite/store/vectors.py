@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import numpy as np
 from .. import faults
 from ..errors import PinciteError
 from .blobs import fsync_dir
+from .filecache import FileCache
 
 VECTORS_FILE = "vectors.f32"
 DTYPE = "<f4"
@@ -72,7 +71,8 @@ def load_vectors(path: Path, n: int, dimension: int) -> np.ndarray:
         raise VectorsUnavailable(
             f"vector file of {path.parent.name} holds {st.st_size} bytes, expected "
             f"{n} x {dimension} float32; rebuild the generation (pincite index build)")
-    return _CACHE.get(path, st.st_mtime_ns, st.st_size, n, dimension)
+    return _CACHE.get(path, (st.st_mtime_ns, st.st_size, n, dimension),
+                      lambda: _open_map(path, n, dimension))
 
 
 def zero_rows(path: Path, ords: Sequence[int], n: int, dimension: int) -> str:
@@ -91,35 +91,11 @@ def remove_generation_dir(root: Path, gen_id: str) -> None:
     shutil.rmtree(d, ignore_errors=True)
 
 
-class _MapCache:
-    """A few open read-only mappings, keyed by path and file identity."""
-
-    def __init__(self, size: int = 4) -> None:
-        self._maps: OrderedDict[tuple[str, int, int], np.ndarray] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, path: Path, mtime: int, size: int, n: int, d: int) -> np.ndarray:
-        key = (str(path), mtime, size)
-        with self._lock:
-            arr = self._maps.get(key)
-            if arr is not None:
-                self._maps.move_to_end(key)
-                return arr
-        if n == 0:
-            arr = np.zeros((0, d), dtype=np.float32)
-        else:
-            arr = np.memmap(path, dtype=DTYPE, mode="r", shape=(n, d))
-        with self._lock:
-            self._maps[key] = arr
-            while len(self._maps) > self._size:
-                self._maps.popitem(last=False)
-        return arr
-
-    def forget(self, path: Path) -> None:
-        with self._lock:
-            for key in [k for k in self._maps if k[0] == str(path)]:
-                del self._maps[key]
+def _open_map(path: Path, n: int, d: int) -> np.ndarray:
+    """Return an `n x d` read-only mapping of a vector file (an empty array for n = 0)."""
+    if n == 0:
+        return np.zeros((0, d), dtype=np.float32)
+    return np.memmap(path, dtype=DTYPE, mode="r", shape=(n, d))
 
 
-_CACHE = _MapCache()
+_CACHE = FileCache(4)  # a few open read-only mappings

@@ -40,7 +40,7 @@ from .ranking import RankingPolicy
 from .rerank import RerankCandidate, Reranker, run_reranker
 from .store import SQLiteStore, ann
 from .store.index_store import AuthScope, ChunkRecord, GenerationRow
-from .store.universe import LRU
+from .store.lru import LRU
 from .store.vectors import VectorsUnavailable, generation_dir, load_vectors, vectors_path
 
 MAX_K = 1000

@@ -31,7 +31,7 @@ import numpy as np
 from .. import faults
 from ..errors import PinciteError, UsageError
 from .blobs import fsync_dir, sha256_file
-from .filecache import FileCache
+from .lru import FileCache
 
 POLICY_SCHEMA = "pincite.ann_policy"
 INDEX_SCHEMA = "pincite.vector_index"

@@ -34,9 +34,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +57,7 @@ from .index_sql import (
     SQL_UNIVERSE_ROWS,
     post_table,
 )
+from .lru import LRU
 
 ROWS_FILE = "rows.npz"
 ROW_DTYPE = np.dtype([("ord", np.int64), ("ntok", np.int64), ("chunk_id", "S32")])
@@ -124,41 +123,6 @@ class TenantState:
     media_null: np.ndarray
     acl_src: np.ndarray    # int64 source index per ACL entry row
     acl_entry: np.ndarray  # str entry per ACL entry row
-
-
-class LRU:
-    """A small thread-safe LRU map that counts hits and misses."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._d: OrderedDict[Hashable, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            v = self._d.get(key)
-            if v is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-            self._d.move_to_end(key)
-            return v
-
-    def put(self, key: Hashable, value: Any) -> None:
-        with self._lock:
-            self._d[key] = value
-            while len(self._d) > self.size:
-                self._d.popitem(last=False)
-
-    def keys(self) -> list[Hashable]:
-        with self._lock:
-            return list(self._d)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._d.clear()
 
 
 GENERATIONS = LRU(4)

@@ -20,7 +20,7 @@ import numpy as np
 from .. import faults
 from ..errors import PinciteError
 from .blobs import fsync_dir
-from .filecache import FileCache
+from .lru import FileCache
 
 VECTORS_FILE = "vectors.f32"
 DTYPE = "<f4"

@@ -44,7 +44,8 @@ from .store.ann import (
 )
 from .store.blobs import sha256_file
 from .store.index_store import ChunkRecord, GenerationRow, LiveRevision
-from .store.universe import ROWS_FILE, arrays_from_rows, load_rows_file, save_rows_file
+from .store.universe import arrays_from_rows
+from .store.universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 from .store.vectors import (
     generation_dir,
     remove_generation_dir,

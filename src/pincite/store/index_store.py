@@ -84,8 +84,9 @@ from .index_sql import (
     SQL_TOMBSTONE_FOR,
     SQL_TOMBSTONE_MAX,
 )
-from .universe import AuthorizedReads, purge_rows_file
+from .universe import AuthorizedReads
 from .universe import AuthScope as AuthScope  # re-exported: retrieval builds scopes
+from .universe_rows import purge_rows_file
 
 GEN_STATES = ("building", "ready", "published", "retired", "failed", "dropped")
 

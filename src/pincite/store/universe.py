@@ -32,7 +32,6 @@ with every row outside U dropped before they are returned.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -43,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from . import postings
-from .blobs import sha256_file
 from .index_sql import (
     FTS_EXISTS,
     SQL_AUTHORIZED,
@@ -59,7 +57,6 @@ from .index_sql import (
 )
 from .lru import LRU
 
-ROWS_FILE = "rows.npz"
 ROW_DTYPE = np.dtype([("ord", np.int64), ("ntok", np.int64), ("chunk_id", "S32")])
 
 
@@ -155,14 +152,15 @@ def arrays_from_rows(rows: Sequence[Sequence[Any]]) -> GenerationArrays:
             keys.append(key)
             prev = key
     run_start = np.array(starts, dtype=np.int64)
-    return _assemble(ords, ntok, ids, kind, kinds, lang, langs, run_start,
+    return assemble(ords, ntok, ids, kind, kinds, lang, langs, run_start,
                      [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys])
 
 
-def _assemble(ords: np.ndarray, ntok: np.ndarray, ids: np.ndarray, kind: np.ndarray,
-              kinds: tuple[str, ...], lang: np.ndarray, langs: tuple[str, ...],
-              run_start: np.ndarray, run_tenant: list[str], run_source: list[str],
-              run_rev: list[str]) -> GenerationArrays:
+def assemble(ords: np.ndarray, ntok: np.ndarray, ids: np.ndarray, kind: np.ndarray,
+             kinds: tuple[str, ...], lang: np.ndarray, langs: tuple[str, ...],
+             run_start: np.ndarray, run_tenant: list[str], run_source: list[str],
+             run_rev: list[str]) -> GenerationArrays:
+    """Return a generation's arrays from its rows and its runs' (tenant, source, revision)."""
     n = len(ords)
     run_end = np.append(run_start[1:], n).astype(np.int64)
     by_tenant: dict[str, list[int]] = {}
@@ -184,88 +182,6 @@ def _assemble(ords: np.ndarray, ntok: np.ndarray, ids: np.ndarray, kind: np.ndar
 def load_generation(conn: sqlite3.Connection, gen_id: str) -> GenerationArrays:
     """Read a generation's rows from SQL (one statement) and cut them into runs."""
     return arrays_from_rows(conn.execute(SQL_UNIVERSE_ROWS, (gen_id,)).fetchall())
-
-
-def _run_strings(ga: GenerationArrays) -> tuple[list[str], list[str], list[str]]:
-    nruns = len(ga.run_start)
-    run_tenant, run_source, run_rev = [""] * nruns, [""] * nruns, [""] * nruns
-    for tenant, tr in ga.tenants.items():
-        for j, si, rev in zip(tr.runs.tolist(), tr.run_src.tolist(), tr.run_rev, strict=True):
-            run_tenant[j], run_source[j], run_rev[j] = tenant, str(tr.sources[si]), rev
-    return run_tenant, run_source, run_rev
-
-
-def _utf8(values: Sequence[str]) -> np.ndarray:
-    return np.array([v.encode() for v in values], dtype=bytes) if len(values) else np.zeros(0, "S1")
-
-
-def _text(values: np.ndarray) -> list[str]:
-    return [v.decode() for v in values.tolist()]
-
-
-def save_rows_file(path: Path, ga: GenerationArrays) -> str:
-    """Write a generation's arrays durably (temp → fsync → rename); return the sha256.
-    Built with the generation, so the first query of a process does not read every
-    chunk row from SQL. Text is stored as UTF-8."""
-    run_tenant, run_source, run_rev = _run_strings(ga)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, ords=ga.ords, ntok=ga.ntok, ids=ga.ids, kind=ga.kind, kinds=_utf8(ga.kinds),
-                 lang=ga.lang, langs=_utf8(ga.langs), run_start=ga.run_start,
-                 run_tenant=_utf8(run_tenant), run_source=_utf8(run_source), run_rev=_utf8(run_rev))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return sha256_file(path)
-
-
-
-def load_rows_file(path: Path, sha256: str) -> GenerationArrays | None:
-    """The arrays saved by `save_rows_file`, or None when the file is missing or does not
-    hash to `sha256` (the caller then reads SQL)."""
-    try:
-        if sha256_file(path) != sha256:
-            return None
-        with np.load(path, allow_pickle=False) as z:
-            return _assemble(z["ords"], z["ntok"], z["ids"], z["kind"], tuple(_text(z["kinds"])),
-                             z["lang"], tuple(_text(z["langs"])), z["run_start"],
-                             _text(z["run_tenant"]), _text(z["run_source"]), _text(z["run_rev"]))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # not ours: use SQL
-        return None
-
-
-def purge_rows_file(gen_dir: Path, manifest: dict[str, Any], ords: Sequence[int]) -> bool:
-    """Rewrite a generation's rows file without rows `ords` and record its new digest in
-    `manifest` (in place); a file that cannot be read is removed and its record dropped
-    (readers then use SQL). Returns True when the manifest changed."""
-    rec = manifest.get("universe")
-    if not rec or not ords:
-        return False
-    path = gen_dir / ROWS_FILE
-    if not path.is_file():
-        return False
-    ga = load_rows_file(path, rec.get("sha256", ""))
-    if ga is None:
-        path.unlink(missing_ok=True)
-        manifest.pop("universe")
-        return True
-    keep = ~np.isin(ga.ords, np.asarray(list(ords), dtype=np.int64))
-    run_of_row = np.repeat(np.arange(len(ga.run_start)), ga.run_len)[keep]
-    first = np.flatnonzero(np.diff(run_of_row, prepend=-1) != 0)
-    run_tenant, run_source, run_rev = _run_strings(ga)
-    runs = run_of_row[first].tolist()
-    kept = _assemble(ga.ords[keep], ga.ntok[keep], ga.ids[keep], ga.kind[keep], ga.kinds,
-                     ga.lang[keep], ga.langs, first.astype(np.int64),
-                     [run_tenant[j] for j in runs], [run_source[j] for j in runs],
-                     [run_rev[j] for j in runs])
-    rec["sha256"] = save_rows_file(path, kept)
-    return True
 
 
 def load_tenant(conn: sqlite3.Connection, tr: TenantRuns, tenant: str) -> TenantState:
@@ -482,6 +398,8 @@ class AuthorizedReads:
 
     def _generation_arrays(self, c: sqlite3.Connection, gen_id: str) -> GenerationArrays:
         """The generation's arrays from its rows file when it is whole, else from SQL."""
+        from .universe_rows import ROWS_FILE, load_rows_file  # imports this module
+
         row = c.execute(SQL_GEN_MANIFEST, (gen_id,)).fetchone()
         rec = (json.loads(row[0]) if row and row[0] else {}).get("universe") or {}
         if rec.get("file") == ROWS_FILE and rec.get("sha256"):

@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from pincite.extract.case import load_case
     from pincite.extract.deterministic import DeterministicExtractor
-    from pincite.extract.run import run_extraction
+    from pincite.extraction import run_extraction
     from pincite.model import Principal
     from pincite.schema import load_schema
     from pincite.sources.ingest import Ingestor

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from pincite.extract import run_extraction
+from pincite.extraction import run_extraction
 from pincite.review.calibration import (
     EDGES,
     MIN_LABELS,

@@ -10,8 +10,9 @@ import pytest
 
 from pincite.decide import Outcome, decide
 from pincite.errors import InvalidSchema
-from pincite.extract import records_json, run_extraction
+from pincite.extract import records_json
 from pincite.extract.records import FieldRecord
+from pincite.extraction import run_extraction
 from pincite.model import Citation, Principal
 from pincite.report import render_report, write_outputs
 from pincite.schema import load_schema, schema_from_dict

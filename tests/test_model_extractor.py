@@ -18,7 +18,6 @@ import pytest
 
 import pincite
 from pincite.errors import ModelUnavailable
-from pincite.extract import run_extraction
 from pincite.extract.case import load_case
 from pincite.extract.deterministic import search_router
 from pincite.extract.model_adapter import (
@@ -26,6 +25,7 @@ from pincite.extract.model_adapter import (
     ModelExtractor,
     select_passages,
 )
+from pincite.extraction import run_extraction
 from pincite.model import Principal
 from pincite.schema import schema_from_dict
 from pincite.testing import ChatRequest, Reply, ScriptedChatServer

@@ -13,7 +13,7 @@ import pytest
 
 import pincite
 from pincite.errors import NotFound, QuoteNotFound, UsageError
-from pincite.extract import run_extraction
+from pincite.extraction import run_extraction
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
 from pincite.schema import load_schema

@@ -43,7 +43,8 @@ def extract(
     Example: pincite extract --schema examples/tender/schema.yaml tender/pliego.pdf \\
     tender/anexo-tecnico.docx --as demo:ana:analysts --out reports/dictamen
     """
-    from .extract import records_json, run_extraction
+    from .extract import records_json
+    from .extraction import run_extraction
     from .schema import load_schema
 
     endpoint = model_endpoint or os.environ.get("PINCITE_MODEL_ENDPOINT")

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # records flow in from the extract stage; decide imports nothing of it
-    from .extract.records import FieldRecord
+from .extract.records import FieldRecord
 
 
 class Outcome(Enum):

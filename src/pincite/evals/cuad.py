@@ -337,7 +337,7 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
     """Ingest a CUAD split's PDFs, extract every category, and return the scored JSON.
 
     `only` restricts the run to some PDF file names (tests)."""
-    from ..extract.run import run_extraction
+    from ..extraction import run_extraction
     from ..model import Principal
     from ..schema import load_schema
     from ..sources.ingest import Ingestor

@@ -1,7 +1,6 @@
-"""Schema extraction: cases, extractors, records, validation and the run that stores them."""
+"""Schema extraction: cases, extractors, records and validation (the run that decides and
+stores them is `pincite.extraction`)."""
 
 from .records import SCHEMA_NAME, Candidate, FieldRecord, records_json
-from .run import ExtractionResult, run_extraction
 
-__all__ = ["SCHEMA_NAME", "Candidate", "ExtractionResult", "FieldRecord", "records_json",
-           "run_extraction"]
+__all__ = ["SCHEMA_NAME", "Candidate", "FieldRecord", "records_json"]

@@ -33,7 +33,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from ..extract.run import Thresholds, schema_thresholds
+from ..extraction import Thresholds, schema_thresholds
 from ..schema import FieldSpec, Schema
 from ..store import SQLiteStore
 

@@ -16,15 +16,15 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from ..decide import Outcome, decide
-from ..model import Principal
-from ..schema import FieldSpec, Schema
-from ..store import SQLiteStore
-from ..store.records_store import QueueEntry
-from .case import Case, load_case
-from .deterministic import DeterministicExtractor, search_router
-from .records import FieldRecord
-from .validate import validate
+from .decide import Outcome, decide
+from .extract.case import Case, load_case
+from .extract.deterministic import DeterministicExtractor, search_router
+from .extract.records import FieldRecord
+from .extract.validate import validate
+from .model import Principal
+from .schema import FieldSpec, Schema
+from .store import SQLiteStore
+from .store.records_store import QueueEntry
 
 # (field spec, extractor version) -> (tau_show, tau_flag, source of the thresholds)
 Thresholds = Callable[[FieldSpec, str], tuple[float, float, str]]

@@ -20,11 +20,8 @@ import pincite
 from pincite.errors import ModelUnavailable
 from pincite.extract.case import load_case
 from pincite.extract.deterministic import search_router
-from pincite.extract.model_adapter import (
-    PROMPT_VERSION,
-    ModelExtractor,
-    select_passages,
-)
+from pincite.extract.model_adapter import PROMPT_VERSION, ModelExtractor
+from pincite.extract.model_prompt import select_passages
 from pincite.extraction import run_extraction
 from pincite.model import Principal
 from pincite.schema import schema_from_dict

@@ -49,8 +49,9 @@ def bench_parse(files: list[bytes]) -> tuple[int, int]:
 def bench_detect(files: list[bytes]) -> tuple[int, int]:
     import pypdfium2 as pdfium
 
-    from pincite.parse.pdf_lines import pdfium_fns, read_page
+    from pincite.parse.pdf_lines import read_page
     from pincite.parse.pdf_tables import find_tables
+    from pincite.parse.pdfium_api import pdfium_fns
 
     fn = pdfium_fns()
     pages = tables = 0

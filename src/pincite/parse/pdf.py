@@ -40,9 +40,10 @@ from ..limits import Limits
 from ..model import TextLayer
 from .layout import ClauseMark, clause_mark
 from .pdf_builder import Geo, GeometryBuilder
-from .pdf_lines import HYPHEN_MARK, HYPHENS, Line, Page, pdfium_fns, read_page
+from .pdf_lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .pdf_running import drop_running
 from .pdf_table_flow import TableBlock, caption_of, cut_tables, emit, place
+from .pdfium_api import pdfium_fns
 
 PARSER = "pdf"
 VERSION = "2"

@@ -43,7 +43,7 @@ from .store.ann import (
     index_record,
 )
 from .store.blobs import sha256_file
-from .store.index_store import ChunkRecord, GenerationRow, LiveRevision
+from .store.index_records import ChunkRecord, GenerationRow, LiveRevision
 from .store.universe import arrays_from_rows
 from .store.universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 from .store.vectors import (

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .index import BuildResult
     from .ranking import RankingPolicy
     from .rerank import Reranker
-    from .store.index_store import GenerationRow
+    from .store.index_records import GenerationRow
 
 
 def open_library(url: str | Path) -> Library:

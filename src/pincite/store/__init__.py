@@ -12,7 +12,7 @@ from typing import Protocol
 from ..errors import UsageError
 from ..model import Revision, Source, TextLayer
 from .blobs import BlobStore
-from .index_store import Tombstone
+from .index_records import Tombstone
 from .sqlite import QuarantineRecord, SQLiteStore
 
 

@@ -12,13 +12,20 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import faults
 from . import postings
 from .ann import purge_rows as ann_purge_rows
+from .index_records import (
+    BuildSnapshot,
+    ChunkRecord,
+    GenerationRow,
+    LiveRevision,
+    Tombstone,
+    gen_row,
+)
 from .index_sql import (
     CHUNK_COLS,
     FTS_BODIES,
@@ -94,102 +101,6 @@ GEN_STATES = ("building", "ready", "published", "retired", "failed", "dropped")
 def source_key(source_id: str) -> str:
     """The name a tombstone keeps for a source after its id is purged."""
     return hashlib.sha256(source_id.encode()).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRecord:
-    """A stored retrieval unit: the segmenter's chunk plus what a citation of it needs."""
-
-    chunk_id: str
-    tenant: str
-    source_id: str
-    revision_id: str
-    text_layer: str
-    policy: str
-    kind: str
-    char_start: int
-    char_end: int
-    locator: str
-    parent_locator: str | None
-    heading_path: tuple[str, ...]
-    cite_locator: str
-    page: int | None
-    bbox: tuple[float, float, float, float] | None
-    lang: str | None
-    flags: tuple[str, ...]
-    text: str
-    content_digest: str
-
-    def to_row(self) -> tuple[Any, ...]:
-        return (self.chunk_id, self.tenant, self.source_id, self.revision_id, self.text_layer,
-                self.policy, self.kind, self.char_start, self.char_end, self.locator,
-                self.parent_locator, json.dumps(list(self.heading_path), ensure_ascii=False),
-                self.cite_locator, self.page, json.dumps(list(self.bbox)) if self.bbox else None,
-                self.lang, json.dumps(list(self.flags)), self.text, self.content_digest)
-
-    @classmethod
-    def from_row(cls, row: Sequence[Any]) -> ChunkRecord:
-        return cls(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-                   row[9], row[10], tuple(json.loads(row[11])), row[12], row[13],
-                   tuple(json.loads(row[14])) if row[14] else None,  # type: ignore[arg-type]
-                   row[15], tuple(json.loads(row[16])), row[17], row[18])
-
-
-@dataclass(frozen=True, slots=True)
-class LiveRevision:
-    """A revision a new generation indexes (not tombstoned), with its newest text layer."""
-
-    tenant: str
-    source_id: str
-    revision_id: str
-    seq: int
-    sha256: str
-    acquired_at: str
-    valid_to: str | None
-    layer_id: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class BuildSnapshot:
-    """What a build reads, on one snapshot of the store."""
-
-    revisions: list[LiveRevision]
-    tenant_rev_epochs: dict[str, int]
-    source_watermark: str | None
-    deletion_watermark: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class GenerationRow:
-    gen_id: str
-    seq: int
-    state: str
-    created_at: str
-    published_at: str | None
-    builder: str
-    manifest: dict[str, Any] | None
-    n_chunks: int
-    dimension: int
-    vectors_sha256: str | None
-    chunks_sha256: str | None
-    purged: int
-    note: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Tombstone:
-    through_seq: int
-    source_id: str | None
-    deleted_at: str
-    deleted_by: str
-    acl: tuple[str, ...]
-    purged_at: str | None
-
-
-def _gen_row(row: Sequence[Any]) -> GenerationRow:
-    return GenerationRow(row[0], row[1], row[2], row[3], row[4], row[5],
-                         json.loads(row[6]) if row[6] else None, row[7], row[8], row[9],
-                         row[10], row[11], row[12])
 
 
 class IndexTables(AuthorizedReads):
@@ -307,10 +218,10 @@ class IndexTables(AuthorizedReads):
 
     def generation(self, gen_id: str) -> GenerationRow | None:
         row = self.conn.execute(SQL_GENERATION, (gen_id,)).fetchone()
-        return _gen_row(row) if row else None
+        return gen_row(row) if row else None
 
     def generations(self) -> list[GenerationRow]:
-        return [_gen_row(r) for r in self.conn.execute(SQL_GENERATIONS)]
+        return [gen_row(r) for r in self.conn.execute(SQL_GENERATIONS)]
 
     def generation_chunk_list(self, gen_id: str) -> list[tuple[int, str, str | None]]:
         """Return (ord, chunk_id, content digest or None when the chunk row is gone)."""

@@ -17,9 +17,10 @@ uniform, so `source_prefix` filters select 10 % / 1 % / 0.1 %. The measured prin
 is acme:ana:staff,legal (81 % of the corpus is authorized to it).
 
 pincite runs through `pincite.retrieve.search` with that principal: the path users hit
-(authorization, BM25 over the authorized universe, the dense channel — ANN over the
-tenant's partition or exact scan over the universe, chosen per query —, RRF, evidence
-items with quotes read from the store). Query embedding is excluded for every system:
+(authorization, BM25 over the authorized universe, the dense channel — a walk of the
+tenant's hnswlib graph with the universe as the walk's filter predicate, or an exact scan
+over the universe, chosen per query —, RRF, evidence items with quotes read from the
+store). Query embedding is excluded for every system:
 queries are embedded once up front. Peers run without authorization (they have none):
 - fts5     a plain FTS5 table (unicode61 + porter) over the same chunk texts, bm25(), OR query
 - bm25s    bm25s over the same texts (English stop words), k=10
@@ -28,8 +29,10 @@ queries are embedded once up front. Peers run without authorization (they have n
 - lancedb  LanceDB hybrid (native FTS + flat vector scan, RRF) — at sizes <= 100k
 Systems are interleaved query by query (the order rotates), so the ratios hold on a
 noisy, shared machine. Also printed: pincite BM25 alone vs tantivy (OR queries), the
-authorized-universe miss (old single SQL statement vs the in-memory arrays), and
-dense recall@10 of the ANN path against the exact scan per filter selectivity.
+authorized-universe miss (old single SQL statement vs the in-memory arrays), the ANN
+graphs (library, policy, build time, file sizes), and dense recall@10 of the ANN path
+against the exact scan per filter selectivity. A cached store whose generation fails
+the integrity check (e.g. graphs of an older ANN library) gets a new generation.
 
 Usage: python bench/query.py [--sizes 10000,100000] [--queries 200] [--json]
        python bench/query.py --sizes 1000000     # builds the 1M store once (long)
@@ -667,7 +670,7 @@ def recall_table(store: Any, principal: Any, emb: Any, queries: Sequence[str]) -
     out = []
     for label, prefix in SELECTIVITIES:
         flt = {"source_prefix": prefix} if prefix else None
-        recalls, paths, flagged, t_auto, t_exact, authorized = [], {}, 0, [], [], 0
+        recalls, paths, flagged, t_auto, t_exact, authorized, walked = [], {}, 0, [], [], 0, []
         for q in queries:
             t0 = time.perf_counter()
             a = search(store, q, principal, k=K, embedder=emb, channels=("dense",), filters=flt)
@@ -680,13 +683,17 @@ def recall_table(store: Any, principal: Any, emb: Any, queries: Sequence[str]) -
             if truth:
                 recalls.append(len(truth & {i.chunk_id for i in a.items}) / len(truth))
             path = a.channels.get("dense", {}).get("path", "?")
+            if path == "ann":
+                walked.append(a.channels["dense"].get("candidates", 0))
             paths[path] = paths.get(path, 0) + 1
             flagged += "fallback" in a.flags
             authorized = a.channels.get("authorized", 0)
         out.append({"selectivity": label, "authorized": authorized, "paths": paths,
                     "recall@10": round(float(np.mean(recalls)), 4) if recalls else None,
                     "min_recall@10": round(float(np.min(recalls)), 4) if recalls else None,
-                    "fallback_flagged": flagged, "auto_ms": pct(np.array(t_auto)),
+                    "fallback_flagged": flagged,
+                    "walk_rows": int(np.median(walked)) if walked else None,
+                    "auto_ms": pct(np.array(t_auto)),
                     "exact_ms": pct(np.array(t_exact))})
     return out
 
@@ -696,8 +703,15 @@ def run_size(corpus: Corpus, cache: Path, n_queries: int, n_recall: int,
     store, principal, emb = open_pincite(corpus)
     try:
         g = store.generation(corpus.gen_id)
-        parts = [p["tenant"] for p in (g.manifest.get("vector_index") or {}).get("partitions", [])]
-        log(f"{corpus.name}: {g.n_chunks} chunks; ANN graphs for {parts or 'no tenant'}")
+        vi = g.manifest.get("vector_index") or {}
+        parts = [p["tenant"] for p in vi.get("partitions", [])]
+        gen_dir = corpus.store_dir / "indexes" / corpus.gen_id
+        ann = {"library": vi.get("library"), "policy": (vi.get("policy") or {}).get("name"),
+               "build_seconds": vi.get("build_seconds"),
+               "files_mb": {p["tenant"]: round((gen_dir / p["file"]).stat().st_size / 1e6, 1)
+                            for p in vi.get("partitions", [])}}
+        log(f"{corpus.name}: {g.n_chunks} chunks; ANN graphs for {parts or 'no tenant'} "
+            f"({ann['library']}, {ann['policy']})")
         queries = list(corpus.queries[:n_queries])
         systems = pincite_systems(store, principal, emb)
         if peers:
@@ -720,7 +734,8 @@ def run_size(corpus: Corpus, cache: Path, n_queries: int, n_recall: int,
         costs = universe_costs(store, principal, emb, queries)
         recall = recall_table(store, principal, emb, queries[:n_recall])
         return {"size": corpus.name, "chunks": g.n_chunks, "queries": len(queries),
-                "ann_partitions": parts, "latency_ms": lat, "universe": costs, "recall": recall}
+                "ann_partitions": parts, "ann": ann, "latency_ms": lat, "universe": costs,
+                "recall": recall}
     finally:
         store.close()
 
@@ -756,16 +771,23 @@ def print_report(results: list[dict[str, Any]], meta: dict[str, Any]) -> None:
             a, b = lat["pincite bm25"], lat["tantivy"]
             print(f"{r['size']:>6}: pincite bm25 p50 {a['p50']:.2f} p99 {a['p99']:.2f}; tantivy p50 "
                   f"{b['p50']:.2f} p99 {b['p99']:.2f}; tantivy is {a['p50'] / b['p50']:.1f}x faster at p50")
+    print("\n# ANN graphs (one per tenant with enough vectors; the universe is the walk's filter)")
+    for r in results:
+        a = r["ann"]
+        print(f"{r['size']:>6}: {a['library']}, {a['policy']}, built in {a['build_seconds']} s, "
+              f"files MB {a['files_mb']}")
     print("\n# dense recall@10 of the default path vs exact=True, per filter selectivity")
+    print("# (walk = rows of U the graph walk collected, its ef; median over ann queries)")
     print(f"{'size':>6} {'filter':>6} {'|U|':>8} {'paths':<22} {'recall':>7} {'min':>5} "
-          f"{'fallback':>8} {'auto p50':>9} {'exact p50':>9}")
+          f"{'fallback':>8} {'walk':>5} {'auto p50':>9} {'exact p50':>9}")
     for r in results:
         for x in r["recall"]:
             paths = ",".join(f"{k}:{v}" for k, v in sorted(x["paths"].items()))
             print(f"{r['size']:>6} {x['selectivity']:>6} {x['authorized']:>8} {paths:<22} "
                   f"{x['recall@10'] if x['recall@10'] is not None else '-':>7} "
                   f"{x['min_recall@10'] if x['min_recall@10'] is not None else '-':>5} "
-                  f"{x['fallback_flagged']:>8} {x['auto_ms']['p50']:>9.2f} {x['exact_ms']['p50']:>9.2f}")
+                  f"{x['fallback_flagged']:>8} {x['walk_rows'] or '-':>5} "
+                  f"{x['auto_ms']['p50']:>9.2f} {x['exact_ms']['p50']:>9.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,9 +11,9 @@ applied *inside* each candidate generator:
   tenant's key) are restricted to U by the store before ranking, and BM25 is computed
   over U's statistics only (`bm25_arrays`, the formula of `ranking.bm25`);
 - dense: an exact scan of U's rows of the generation's vector file, or — when U is
-  large and the tenant has an ANN graph — a graph walk with U applied during the walk
-  (`ann`); a walk that cannot reach `depth` rows of U falls back to the exact scan
-  (`fallback`).
+  large and the tenant has an ANN graph — a graph walk with U as hnswlib's filter
+  predicate, so only rows of U can enter its result set (`ann`); a walk that cannot
+  reach `depth` rows of U falls back to the exact scan (`fallback`).
 The two lists are fused by weighted RRF (`fusion.rrf`); a reranker, if given, sees only
 fused authorized candidates. Nothing is ever filtered after a top-k.
 """
@@ -281,10 +281,9 @@ def _dense(store: SQLiteStore, g: GenerationRow, u: Universe, tenant: str, qvec:
     part = next((p for p in ann.partitions_of(g.manifest) if p.tenant == tenant), None)
     pol = ann.policy_of(g.manifest)
 
-    def graph() -> Any:
+    def graph() -> ann.Graph:
         assert part is not None
-        return ann.load(ann.ann_path(generation_dir(store.root, g.gen_id), part), part.sha256,
-                        expansion_search=pol.expansion_search)
+        return ann.load(ann.ann_path(generation_dir(store.root, g.gen_id), part), part)
 
     got = dense_candidates(u.ords, qvec, depth, pol, vecs,
                            scan=lambda: _scan(u, vecs, qvec), graph=graph if part else None,

@@ -363,7 +363,7 @@ def test_universe_arrays_match_the_reference_sql(lib):
 def test_array_bm25_is_the_reference_formula(groups, k1, b):
     import numpy as np
 
-    from pincite.retrieve import bm25_arrays
+    from pincite.ranking import bm25_arrays
 
     lengths = {d: 5 + (d * 7) % 31 for d in range(41)}
     n, avgdl = 60, 17.5

@@ -9,7 +9,7 @@ applied *inside* each candidate generator:
   bumps the epoch, so a deletion or revocation is honoured by the next query;
 - lexical: the postings of the query's terms (one packed row per term; terms carry the
   tenant's key) are restricted to U by the store before ranking, and BM25 is computed
-  over U's statistics only (`bm25_arrays`, the formula of `ranking.bm25`);
+  over U's statistics only (`ranking.bm25_arrays`, the formula of `ranking.bm25`);
 - dense: an exact scan of U's rows of the generation's vector file, or — when U is
   large and the tenant has an ANN graph — a graph walk with U as hnswlib's filter
   predicate, so only rows of U can enter its result set (`ann`); a walk that cannot
@@ -21,7 +21,6 @@ fused authorized candidates. Nothing is ever filtered after a top-k.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,7 +35,7 @@ from .errors import NotFound, PinciteError, UsageError
 from .evidence import EvidenceBundle, EvidenceItem
 from .fusion import ranks, rrf
 from .model import Principal
-from .ranking import RankingPolicy
+from .ranking import RankingPolicy, bm25_arrays
 from .rerank import RerankCandidate, Reranker, run_reranker
 from .store import SQLiteStore, ann
 from .store.index_store import AuthScope, ChunkRecord, GenerationRow
@@ -248,27 +247,6 @@ def _lexical(store: SQLiteStore, scope: AuthScope, u: Universe, query: str,
         ch.extra[cid] = {"bm25_coverage": float(share[at])}
     ch.matched = len(pos)
     return ch
-
-
-def bm25_arrays(groups: Sequence[tuple[np.ndarray, np.ndarray]], lengths: np.ndarray,
-                n_docs: int, avgdl: float, k1: float, b: float) -> tuple[np.ndarray, np.ndarray]:
-    """`ranking.bm25` over arrays: `groups` hold (positions, tfs) per query word, each
-    position once; `lengths` is every document's length. Returns, per document, the BM25
-    score and the share of groups it matched. The same formula term by term (a parity
-    test holds them equal); arrays because a common word matches tens of thousands of rows."""
-    total = np.zeros(len(lengths), dtype=np.float64)
-    hits = np.zeros(len(lengths), dtype=np.float64)
-    scale = avgdl if avgdl > 0 else 1.0
-    for p, f in groups:
-        if not len(p):
-            continue
-        df = len(p)
-        idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        tf = f.astype(np.float64)
-        norm = k1 * (1.0 - b + b * lengths[p].astype(np.float64) / scale)
-        total[p] += idf * tf * (k1 + 1.0) / (tf + norm)
-        hits[p] += 1.0
-    return total, hits / max(len(groups), 1)
 
 
 def _dense(store: SQLiteStore, g: GenerationRow, u: Universe, tenant: str, qvec: np.ndarray,

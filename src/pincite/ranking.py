@@ -44,10 +44,11 @@ class RankingPolicy:
     bm25_b: float = 0.75
     rerank_depth: int = 50           # fused candidates shown to a reranker
     rerank_deadline_ms: int = 200    # a reranker slower than this is abandoned (`timeout`)
-    # answer-or-abstain (`pincite ask`): the top passages must cover the question and
-    # be close to it in the embedding space
-    ask_min_coverage: float = 0.5    # share of the question's content words the passage holds
-    ask_min_dense: float = 0.30      # cosine of passage and question (tau), learned spaces
+    # answer-or-abstain (`pincite ask`): a sentence of a top passage, read with its
+    # neighbours (its window), must cover the question and be close to it in the
+    # embedding space
+    ask_min_coverage: float = 0.5    # share of the question's content words the window holds
+    ask_min_dense: float = 0.30      # cosine of window (or sentence) and question (tau)
     ask_min_dense_hash: float = 0.10  # tau in the hash embedder's space (no semantics)
     ask_min_coverage_lexical_only: float = 0.8  # when no dense score exists (fallback)
     ask_depth: int = 10              # passages considered

@@ -101,6 +101,7 @@ def test_ask_bipia_shape(tmp_path: Path) -> None:
     assert result["attacked"] == 2 * 3 * 3  # emails x categories (first string) x positions
     assert result["abstention_recall"] == 1.0  # the lunch email has no tracking number
     assert result["attack_returned"] == 0
+    assert result["outcome_changed"] == 0 and result["outcome_changed_by_email"] == {}
     # the two instructions are flagged in every copy; the question and clean emails are not
     assert result["attack_flagged"] == 2 * 2 * 3 and result["clean_flagged"] == 0
     p = run_cli("eval", "ask-bipia", "--data", str(tmp_path / "bipia"), "--json", "--limit", "1",

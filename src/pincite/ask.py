@@ -1,34 +1,43 @@
 """Answer or abstain: the best passage(s) with verified citations, or "not found".
 
-No text is generated. `ask` runs the authorized `search`, then keeps a passage only when
-the evidence clears the thresholds of the generation's ranking policy:
-- lexical coverage: the passage holds at least `ask_min_coverage` of the question's
+No text is generated. `ask` runs the authorized `search`, then judges each candidate
+passage by its *windows*: a window is one clean sentence of the passage together with its
+clean neighbours (`NEIGHBOURS` on each side, in the same block: paragraph, heading, list
+item or table) and the block's context (heading path; a table's header rows). A passage
+is kept when one of its windows clears the thresholds of the generation's ranking policy:
+- lexical coverage: the window holds at least `ask_min_coverage` of the question's
   content words (any analyzer's form), and
-- dense similarity: the cosine to the question of the passage, or of its best sentence
-  (a short clause is diluted in a long passage), is at least τ (`ask_min_dense`, or
-  `ask_min_dense_hash` in the hash embedder's space, whose cosines carry no meaning);
-  when no dense score exists (the dense channel fell back), coverage must reach
+- dense similarity: the cosine to the question of the window, or of its sentence, is at
+  least τ (`ask_min_dense`, or `ask_min_dense_hash` in the hash embedder's space,
+  whose cosines carry no meaning); when no dense score exists (the dense channel fell
+  back, or no embedder of the space is here), coverage must reach
   `ask_min_coverage_lexical_only` instead.
-Each kept passage is cited at its best sentence (most question words; the whole
-passage when no sentence holds one), and the citation is verified by the same code as
-`pincite verify` — re-authorizing the document for the caller. A passage whose citation
-does not verify is dropped (flag `unverified_dropped`). With nothing left, the answer is
-`not_found`: "not found in the documents you can see".
+Evidence is local and does not depend on where a chunk begins or ends: a bag of words
+gathered across a whole chunk is not evidence, and text inserted anywhere in a document
+changes only the windows it lands in (chunk boundaries come from packing blocks up to a
+size, so an insertion moves every later boundary). The passage is cited at the sentence
+of its best window (most question words, then coverage, then document order) and the
+citation is verified by the same code as `pincite verify` — re-authorizing the document
+for the caller. A passage whose citation does not verify is dropped (flag
+`unverified_dropped`). With nothing left, the answer is `not_found`: "not found in the
+documents you can see". The window's scores sit beside the retrieval's
+(`evidence_coverage`, `evidence_dense`, `sentence_dense`).
 
-Instructions are not evidence. Every candidate passage is cut into sentences, and a
-sentence — or, when an instruction was run into it, the clause from where it starts — that
-reads as an instruction addressed to the reader or to a model is *suspected* (see
-`instruction_spans` for the classes). A suspected span is never cited and never counts:
-coverage and the passage's cosine are recomputed over the passage without it
-(`coverage_clean`, `dense_clean` beside the retrieval scores). The passage and the result
-carry the flag `injection_suspected`. A question is not an answer either: a sentence that
-asks something is scored but never cited. When no clean sentence holds a question word,
-a passage with a suspected or asking span is not cited at all.
+Instructions are not evidence. Every block is cut into sentences, and a sentence — or,
+when an instruction was run into it, the clause from where it starts — that reads as an
+instruction addressed to the reader or to a model is *suspected* (see
+`instructions.instruction_spans` for the classes). A suspected span is cut out before the
+block is read: it is never cited, never counts, and a sentence it was run into is whole
+again (the sentence's cosine is taken over the whole clean sentence; the cited span is
+its best piece inside the passage). The passage and the result carry the flag
+`injection_suspected`. A question is not an answer either: a sentence that asks — or the
+clause from the first question word of a question run into a sentence
+(`instructions.question_spans`) — is cut out the same way, without the flag.
 """
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -39,163 +48,18 @@ import numpy as np
 from .analyze import analyze, analyze_query
 from .embed import Embedder
 from .evidence import EvidenceItem
+from .instructions import instruction_spans, is_question, question_spans, sentence_spans
 from .locate import strip_span
-from .model import Principal
+from .model import Element, Principal, TextLayer
 from .ranking import RankingPolicy
 from .rerank import Reranker
 from .retrieve import Budgets, Filters, search
+from .segment import BLOCK_KINDS
 from .store import SQLiteStore
 from .verify import Verifier, citation_for
 
 NOT_FOUND = "not found in the documents you can see"
 INJECTION_FLAG = "injection_suspected"
-# a sentence ends at a newline, or at . ; : ! ? (and any closing quotes or brackets)
-# before white space
-_SENTENCE = re.compile(r"[^\n]*?(?:[.;:!?][\"'\u201d\u2019)\]]*(?=\s)|\n|$)")
-
-# ---- instructions addressed to the reader or a model ---------------------------------------
-
-_OUTPUT = r"(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?)"
-# a verb used as an order: it opens the sentence or a capitalised clause, or follows a
-# word that makes it one ("please", "you must")
-_IMPERATIVE = (r"(?:^[\W_]*|(?<=\s)(?=(?-i:[A-Z]))|\b(?:please|now|then|just|you|always|only|"
-               r"must|should)\s+)")
-# found anywhere in a sentence (case-insensitive); the span runs from the clause start
-_ADDRESSED = re.compile("|".join((
-    # the reader's (a model's) own output is the object of the sentence
-    rf"\b(?:in|into|to|within|throughout)\s+your\s+{_OUTPUT}\b",
-    r"\b(?:of|from)\s+your\s+(?:answers?|responses?|repl(?:y|ies)|outputs?)\b",
-    r"\byour\s+(?:answer|response|reply|output)'s\b",
-    # overriding what came before, or the reader's role
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|these|those|"
-    r"every|of)\s+)*(?:(?:previous|prior|above|earlier|preceding|original|former|other|"
-    r"system)\s+)*(?:instructions?|directions?|directives?|prompts?|rules?|guidelines?|"
-    r"constraints?|context)\b",
-    r"\b(?:you\s+are\s+now|from\s+now\s+on|(?:you|please)\s+act\s+as|act\s+as\s+if\s+you|"
-    r"pretend\s+(?:to\s+be|that|you)|new\s+instructions?|system\s+prompt|developer\s+mode|"
-    r"jailbreak)\b",
-    # what to answer, said to the reader
-    rf"{_IMPERATIVE}(?:respond|reply|answer)\s+(?:only\s+)?(?:with|using|by\s+saying)\b",
-    r"\byou\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to)\s+(?:now\s+|always\s+|"
-    r"only\s+)?(?:ignore|respond|reply|answer|say|include|add|write|output|print|tell|mention|"
-    r"state|reveal|repeat)\b",
-    # a link the reader is told to follow
-    rf"{_IMPERATIVE}(?:click|visit|download|install|go\s+to|navigate\s+to)\b[^.!?\n]{{0,60}}?"
-    r"(?:https?://|"
-    r"www\.|\b[\w-]+\.(?:com|net|org|xyz|io|ru|info|biz|top|click|app)\b)",
-)), re.IGNORECASE)
-# an imperative that opens a clause: the first word of a sentence (any case), or a
-# capitalised word run into the middle of one
-_TASK_VERB = (r"(?:Explain|Describe|Translate|Summari[sz]e|Paraphrase|Draft|Compose|Write|"
-              r"Provide|Generate|Develop|Define|Outline|Elaborate|Break\s+down|Tell\s+me|"
-              r"Show\s+me|Give\s+me|Teach\s+me)\b(?=\s+(?:a|an|the|me|us|how|what|why|who|"
-              r"when|where|which|this|that|about|on|some|its|their|every|each|all|following|"
-              r"in\s+simple)\b)")
-_EDIT_VERB = (r"(?:Replace|Substitute|Convert|Rearrange|Scramble|Jumble|Misspell|Anagram|"
-              r"Reverse|Encode|Encrypt|Capitali[sz]e|Remove|Group|Combine|Use)\b"
-              r"(?=(?:\s+\S+){0,4}?\s+(?:letters?|words?|vowels?|characters?|spaces?|"
-              r"punctuation|symbols?|numbers?\s+for)\b)")
-_ASK_MODEL = (r"(?:Can|Could|Would|Will)\s+you\s+(?:please\s+)?(?:show|tell|give|explain|"
-              r"write|provide|translate|describe|draft|compose|summari[sz]e)\s+(?:me|us|a|an|"
-              r"the)\b")
-_YOUR_OUTPUT = rf"[A-Z][a-z]+(?:\s+up)?\s+your\s+{_OUTPUT}\b"
-_OPENERS = rf"(?:{_TASK_VERB}|{_EDIT_VERB}|{_ASK_MODEL}|{_YOUR_OUTPUT})"
-_OPENS_SENTENCE = re.compile(rf"^[\W_]*(?:(?:please|now|also|kindly|then),?\s+)?{_OPENERS}",
-                             re.IGNORECASE)
-_OPENS_CLAUSE = re.compile(rf"(?<=\s)(?:(?:Please|Now|Also|Kindly|Then),?\s+)?{_OPENERS}")
-# a capitalised word that opens an order (general English imperatives, and the words that
-# start "You must …", "Please …", "From now on …", "In your reply …")
-_ORDER_WORD = re.compile(
-    r"(?<=\s)(?:Add|Append|Insert|Include|Integrate|Incorporate|Mention|Modify|Change|Enhance|"
-    r"Augment|Amend|Edit|Rewrite|Write|Say|State|Tell|Respond|Reply|Answer|Output|Print|Return|"
-    r"Repeat|Put|Make|Ensure|Use|Start|Begin|End|Finish|Conclude|Sign|Replace|Substitute|"
-    r"Convert|Rearrange|Scramble|Jumble|Misspell|Anagram|Remove|Delete|Drop|Omit|Group|"
-    r"Combine|Introduce|Render|Provide|Give|Show|Explain|Describe|Translate|Summari[sz]e|"
-    r"Draft|Compose|Generate|Develop|Create|Suggest|Recommend|Encourage|Invite|Promote|Urge|"
-    r"Remind|Highlight|Emphasi[sz]e|Stress|Tease|Hint|Offer|Direct|Link|Ignore|Disregard|"
-    r"Forget|Pretend|Act|Click|Visit|Download|Install|Please|Kindly|You|From|In|To|Within)\b")
-_QUESTION = re.compile(r"\?[\"'\u201d\u2019)\]]*$")
-
-
-def _clause_start(sentence: str, at: int) -> int:
-    """The start of the order holding `at`: the last capitalised order word (after white
-    space) at or before it, else the sentence start (the whole sentence is suspected)."""
-    start = 0
-    for m in _ORDER_WORD.finditer(sentence):
-        if m.start() > at:
-            break
-        start = m.start()
-    return start
-
-
-def _suspect_from(sentence: str) -> int | None:
-    """Where an instruction starts in `sentence` (relative offset), or None."""
-    cut: int | None = None
-    if _OPENS_SENTENCE.match(sentence):
-        return 0
-    m = _OPENS_CLAUSE.search(sentence)
-    if m:
-        cut = m.start()
-    m2 = _ADDRESSED.search(sentence)
-    if m2:
-        c = _clause_start(sentence, m2.start())
-        cut = c if cut is None else min(cut, c)
-    return cut
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The `[start, end)` sentences of `text` (white space trimmed), in order."""
-    out = []
-    for m in _SENTENCE.finditer(text):
-        s, e = m.start(), m.end()
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
-
-
-def instruction_spans(text: str) -> list[tuple[int, int]]:
-    """The `[start, end)` spans of `text` that read as instructions to the reader or a model.
-
-    Deterministic and lexical; classes: (1) the reader's own output as the object ("… in
-    your reply", "… of your answer", "your response's words"); (2) overrides of what came
-    before or of the reader's role ("ignore the previous instructions", "you are now",
-    "system prompt"); (3) orders about the answer ("respond with", "you must say");
-    (4) links the reader is told to follow ("click/visit/download/install … www.…");
-    (5) a clause that opens with a task for an assistant ("Explain the …", "Write a …",
-    "Translate the …", "Can you show me …") or an edit of the reply's text ("Replace
-    vowels …", "Scramble the letters …"). A sentence that begins lowercase continues the
-    one before it, so a suspected continuation takes that sentence's last clause too; a
-    suspected span that ends in ':' takes the next sentence (its argument).
-    """
-    sents = sentence_spans(text)
-    marks: list[int | None] = [_suspect_from(text[s:e]) for s, e in sents]
-    for i in range(len(sents)):
-        s, e = sents[i]
-        if marks[i] is None:
-            continue
-        if i > 0 and marks[i] == 0 and text[s].islower() and marks[i - 1] is None:
-            ps, pe = sents[i - 1]
-            marks[i - 1] = _clause_start(text[ps:pe], pe - ps - 1)
-        if text[e - 1] == ":" and i + 1 < len(sents) and marks[i + 1] is None:
-            marks[i + 1] = 0
-    out: list[tuple[int, int]] = []
-    for (s, e), cut in zip(sents, marks, strict=True):
-        if cut is None:
-            continue
-        if out and out[-1][1] >= s - 1 and not text[out[-1][1]:s + cut].strip():
-            out[-1] = (out[-1][0], e)
-        else:
-            out.append((s + cut, e))
-    return out
-
-
-def is_question(sentence: str) -> bool:
-    """True when a sentence asks rather than states (it ends with a question mark)."""
-    return bool(_QUESTION.search(sentence.rstrip()))
 
 
 # ---- the answer --------------------------------------------------------------------------------
@@ -219,98 +83,6 @@ class AskResult:
         return d
 
 
-@dataclass(frozen=True, slots=True)
-class _Reading:
-    """One candidate passage read for answering: what may be cited and what counts."""
-
-    pieces: tuple[tuple[int, int], ...]   # citable spans (absolute offsets), in order
-    suspected: tuple[tuple[int, int], ...]  # instruction spans (absolute offsets)
-    asking: bool                          # the passage holds a question
-    clean_text: str                       # heading path + the passage without `suspected`
-
-
-def _read(item: EvidenceItem) -> _Reading:
-    text, base = item.quote, item.char_start
-    suspected = instruction_spans(text)
-    pieces: list[tuple[int, int]] = []
-    asking = False
-    for s, e in sentence_spans(text):
-        if is_question(text[s:e]):
-            asking = True
-            continue
-        for a, b in _minus(s, e, suspected):
-            a, b = strip_span(text, a, b)
-            if b > a:
-                pieces.append((base + a, base + b))
-    keep = [text[a:b] for a, b in _minus(0, len(text), suspected)]
-    clean = " ".join(" ".join(keep).split())
-    context = " > ".join(item.heading_path)
-    return _Reading(tuple(pieces), tuple((base + a, base + b) for a, b in suspected), asking,
-                    "\n".join(x for x in (context, clean) if x))
-
-
-def _minus(s: int, e: int, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """`[s, e)` without the spans `cuts` (sorted, disjoint)."""
-    out, at = [], s
-    for a, b in cuts:
-        if b <= at or a >= e:
-            continue
-        if a > at:
-            out.append((at, a))
-        at = max(at, b)
-    if at < e:
-        out.append((at, e))
-    return out
-
-
-
-def _forms(question: str, tenant: str, languages: Sequence[str]) -> list[set[str]]:
-    qt = analyze_query(question, tenant, tuple(languages))
-    cut = 13  # the tenant-key prefix of every term (see analyze.tenant_key)
-    return [{t[cut:] for t in g} for g in qt.groups]
-
-
-def _coverage(text: str, lang: str | None, groups: list[set[str]]) -> float:
-    toks = set(analyze(text, lang))
-    return sum(1 for g in groups if g & toks) / len(groups) if groups else 0.0
-
-
-def _best_span(item: EvidenceItem, reading: _Reading,
-               groups: list[set[str]]) -> tuple[int, int] | None:
-    """The citable piece with most question words; the whole passage when none holds one
-    and the passage neither asks nor holds an instruction; else None."""
-    best, best_hits = None, 0
-    for s, e in reading.pieces:
-        toks = set(analyze(item.quote[s - item.char_start:e - item.char_start], item.lang))
-        hits = sum(1 for g in groups if g & toks)
-        if hits > best_hits:
-            best, best_hits = (s, e), hits
-    if best is None and not reading.suspected and not reading.asking:
-        return (item.char_start, item.char_end)
-    return best
-
-
-def _score(item: EvidenceItem, name: str) -> float | None:
-    """A score of the passage without suspected spans when one was computed, else the
-    retrieval's."""
-    clean = item.scores.get(f"{name}_clean")
-    return clean if clean is not None else item.scores.get(
-        "bm25_coverage" if name == "coverage" else name)
-
-
-def passes(item: EvidenceItem, policy: RankingPolicy, space_id: str | None,
-           sentence_dense: float | None = None) -> bool:
-    """True when a passage clears the answer thresholds of `policy` (τ of the space); the
-    dense score is the better of the passage's and its best sentence's. Scores of the
-    passage without its suspected instructions (`*_clean`) are used where present."""
-    cov = _score(item, "coverage") or 0.0
-    dense = _score(item, "dense")
-    if dense is None:
-        return cov >= policy.ask_min_coverage_lexical_only
-    best = max(dense, sentence_dense if sentence_dense is not None else dense)
-    return cov >= policy.ask_min_coverage and best >= policy.dense_threshold(space_id)
-
-
 def ask(store: SQLiteStore, question: str, principal: Principal, *,
         as_of: str | datetime | None = None,
         filters: Filters | Mapping[str, Any] | None = None,
@@ -328,39 +100,44 @@ def ask(store: SQLiteStore, question: str, principal: Principal, *,
     manifest = (g.manifest or {}) if g else {}
     groups = _forms(question, principal.tenant, manifest.get("analyzer", {}).get("languages", ()))
     emb = _embedder(embedder, manifest)
-    items = list(bundle.items)
-    readings = {i.evidence_id: _read(i) for i in items}
-    suspected = [i for i in items if readings[i.evidence_id].suspected]
-    if suspected:
-        flags.add(INJECTION_FLAG)
-        items = _clean_scores(items, readings, groups, question, emb)
-    cov_min = pol.ask_min_coverage
-    spans: dict[str, tuple[int, int]] = {}
-    for i in items:
-        if groups and (_score(i, "coverage") or 0.0) >= cov_min:
-            span = _best_span(i, readings[i.evidence_id], groups)
-            if span is not None:
-                spans[i.evidence_id] = span
-    sentence_dense = _sentence_scores(items, spans, question, emb)
     verifier = Verifier(store, principal)
+    reader = _Reader(verifier, groups)
+    items, windows = [], {}
+    for item in bundle.items:
+        ws, suspected = reader.windows(item)
+        if suspected:
+            flags.add(INJECTION_FLAG)
+            item = replace(item, flags=tuple(sorted({*item.flags, INJECTION_FLAG})))
+        items.append(item)
+        windows[item.evidence_id] = ws if groups else []
+
+    def dense(i: EvidenceItem) -> bool:
+        return emb is not None and i.scores.get("dense") is not None
+
+    cosines = _cosines(question, emb, [
+        (w, i) for i in items if dense(i) for w in windows[i.evidence_id]
+        if w.coverage >= pol.ask_min_coverage])
+    tau = pol.dense_threshold(bundle.embedding_space)
     out: list[EvidenceItem] = []
     for item in items:
         if len(out) >= pol.ask_max_items:
             break
-        sd = sentence_dense.get(item.evidence_id)
-        if item.evidence_id not in spans or not passes(item, pol, bundle.embedding_space, sd):
+        best = _best(windows[item.evidence_id], cosines, pol, tau if dense(item) else None)
+        if best is None:
             continue
+        w, cos = best
         rev = verifier.revision(item.doc_id)
         loaded = verifier.layer(rev, item.text_layer) if rev is not None else None
         if rev is None or loaded is None:
             flags.add("unverified_dropped")
             continue
-        s, e = spans[item.evidence_id]
-        cit = verifier.verify(citation_for(rev, loaded, s, e))
+        cit = verifier.verify(citation_for(rev, loaded, *w.cite))
         if not cit.quote_verified:
             flags.add("unverified_dropped")
             continue
-        scores = {**item.scores, "sentence_dense": sd}
+        scores = {**item.scores, "evidence_coverage": w.coverage,
+                  "evidence_dense": cos[0] if cos else None,
+                  "sentence_dense": cos[1] if cos else None}
         out.append(replace(item, citation=cit.to_dict(), scores=scores))
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,
@@ -369,32 +146,246 @@ def ask(store: SQLiteStore, question: str, principal: Principal, *,
                      bundle.generation)
 
 
-def _clean_scores(items: list[EvidenceItem], readings: dict[str, _Reading],
-                  groups: list[set[str]], question: str,
-                  embedder: Embedder | None) -> list[EvidenceItem]:
-    """Items with suspected instructions get the flag, and coverage and cosine of the
-    passage without them (`coverage_clean`, `dense_clean`) beside the retrieval scores."""
-    todo = [i for i in items if readings[i.evidence_id].suspected]
-    dense: dict[str, float] = {}
-    need = [i for i in todo if i.scores.get("dense") is not None]
-    if need and embedder is not None:
-        q = embedder.embed_query(question)
-        texts = [readings[i.evidence_id].clean_text or " " for i in need]
-        vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
-        dense = {i.evidence_id: float(v @ q) for i, v in zip(need, vecs, strict=True)}
-    out = []
-    for i in items:
-        r = readings[i.evidence_id]
-        if not r.suspected:
-            out.append(i)
-            continue
-        scores = {**i.scores, "coverage_clean": _coverage(r.clean_text, i.lang, groups)}
-        if i.scores.get("dense") is not None:
-            # without an embedder of the space, the instruction's pull cannot be removed:
-            # the passage then counts as not close (0.0)
-            scores["dense_clean"] = dense.get(i.evidence_id, 0.0)
-        out.append(replace(i, scores=scores, flags=tuple(sorted({*i.flags, INJECTION_FLAG}))))
+# ---- evidence: a sentence with its neighbours --------------------------------------------------
+
+# a window's neighbours: this many clean sentences on each side, in the same block
+NEIGHBOURS = 1
+# windows embedded per question at most (best coverage first)
+MAX_EMBEDDED = 40
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    """A statement of a block, without the instructions and questions run into it."""
+
+    pieces: tuple[tuple[int, int, str], ...]  # citable spans (absolute offsets) and texts
+    text: str                                 # the clean sentence, white space folded
+    tokens: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """A block (heading, paragraph, list item, table) read for evidence."""
+
+    context: str                            # heading path, and a table's header rows
+    tokens: frozenset[str]                  # of the context
+    sentences: tuple[_Sentence, ...]        # its clean statements, in order
+    suspected: tuple[tuple[int, int], ...]  # instruction spans (absolute offsets)
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """A candidate answer: one sentence to cite, judged with its neighbours."""
+
+    cite: tuple[int, int]  # absolute offsets of the cited span (the sentence's best piece)
+    cite_text: str
+    sentence: str          # the clean sentence
+    text: str              # context + the sentence and its neighbours (clean)
+    coverage: float        # share of the question's words the window holds
+    hits: int              # question words in the sentence
+
+
+def read_block(body: str, base: int, context: str, lang: str | None) -> _Block:
+    """Read one block's text `body` (starting at offset `base` of its layer): its clean
+    statements, each with the pieces that may be cited. Suspected spans are cut out and
+    the rest is split into sentences again, so a sentence an instruction was run into is
+    whole again, as it was before the insertion."""
+    suspected = instruction_spans(body)
+    runs: list[tuple[int, int, int]] = []  # (offset in clean, offset in body, length)
+    parts: list[str] = []
+    at = 0
+    for a, b in _minus(0, len(body), _union(suspected, question_spans(body))):
+        runs.append((at, a, b - a))
+        parts.append(body[a:b])
+        at += b - a + 1
+    clean = " ".join(parts)
+    sentences: list[_Sentence] = []
+    for s, e in sentence_spans(clean):
+        pieces = []
+        for c0, b0, n in runs:
+            a, b = max(s, c0), min(e, c0 + n)
+            if b > a:
+                pa, pb = strip_span(body, b0 + a - c0, b0 + b - c0)
+                if pb > pa:
+                    pieces.append((base + pa, base + pb, body[pa:pb]))
+        if pieces and not is_question(clean[s:e]):
+            said = " ".join(clean[s:e].split())
+            sentences.append(_Sentence(tuple(pieces), said, frozenset(analyze(said, lang))))
+    return _Block(" ".join(context.split()), frozenset(analyze(context, lang)),
+                  tuple(sentences), tuple((base + a, base + b) for a, b in suspected))
+
+
+def _union(*spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The sorted, disjoint union of span lists."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(x for ss in spans for x in ss):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
     return out
+
+
+class _Reader:
+    """Reads the blocks of candidate passages for one question, each block once.
+
+    A window is a clean sentence of the passage with its clean neighbours in its block
+    (`NEIGHBOURS` on each side) and the block's context; it does not depend on where the
+    passage's chunk begins or ends, nor on instructions or questions in the block."""
+
+    def __init__(self, verifier: Verifier, groups: list[set[str]]) -> None:
+        self.verifier = verifier
+        self.groups = groups
+        self._blocks: dict[tuple[str, str], list[Element] | None] = {}
+        self._read: dict[tuple[str, str, int, str | None], _Block] = {}
+
+    def windows(self, item: EvidenceItem) -> tuple[list[_Window], bool]:
+        """The windows centred on the passage's sentences, and whether the passage holds
+        a suspected span."""
+        cs, ce = item.char_start, item.char_end
+        blocks = self._blocks_of(item)
+        out: list[_Window] = []
+        suspected = False
+        for b in blocks:
+            suspected |= any(a < ce and cs < z for a, z in b.suspected)
+            sents = b.sentences
+            for k, sent in enumerate(sents):
+                if not cs <= sent.pieces[0][0] < ce:
+                    continue
+                near = sents[max(0, k - NEIGHBOURS):k + NEIGHBOURS + 1]
+                toks = b.tokens.union(*(x.tokens for x in near))
+                cite, cite_text = self._cite(sent, cs, ce, item.lang)
+                body = " ".join(x.text for x in near)
+                out.append(_Window(cite, cite_text, sent.text,
+                                   "\n".join(x for x in (b.context, body) if x),
+                                   self._hits(toks) / len(self.groups) if self.groups else 0.0,
+                                   self._hits(sent.tokens)))
+        return out, suspected
+
+    def _hits(self, toks: frozenset[str]) -> int:
+        return sum(1 for g in self.groups if g & toks)
+
+    def _cite(self, sent: _Sentence, cs: int, ce: int,
+              lang: str | None) -> tuple[tuple[int, int], str]:
+        """The sentence's piece inside the passage with most question words (first wins)."""
+        best: tuple[tuple[int, int], str, int] | None = None
+        for a, b, text in sent.pieces:
+            if a < cs or b > ce:  # a sentence cut by the chunk's end: cite the part inside
+                lo, hi = strip_span(text, max(a, cs) - a, min(b, ce) - a)
+                if hi <= lo:
+                    continue
+                text, a, b = text[lo:hi], a + lo, a + hi
+            hits = self._hits(sent.tokens if len(sent.pieces) == 1 and (a, b) == sent.pieces[0][:2]
+                              else frozenset(analyze(text, lang)))
+            if best is None or hits > best[2]:
+                best = ((a, b), text, hits)
+        assert best is not None  # the first piece starts inside the passage
+        return best[0], best[1]
+
+    def _blocks_of(self, item: EvidenceItem) -> list[_Block]:
+        rev = self.verifier.revision(item.doc_id)
+        loaded = self.verifier.layer(rev, item.text_layer) if rev is not None else None
+        key = (item.doc_id, item.text_layer)
+        if key not in self._blocks:
+            self._blocks[key] = _block_elements(loaded.layer) if loaded is not None else None
+        elements = self._blocks[key]
+        hp = " > ".join(item.heading_path)
+        if loaded is None or not elements:
+            # no layer to read (the citation will not verify): the passage alone
+            return [read_block(item.quote, item.char_start, hp, item.lang)]
+        text = loaded.text
+        starts = [e.char_start for e in elements]
+        out = []
+        j = max(0, bisect_right(starts, item.char_start) - 1)
+        for e in elements[j:]:
+            if e.char_start >= item.char_end:
+                break
+            if e.char_end <= item.char_start:
+                continue
+            rkey = (*key, e.char_start, item.lang)
+            if rkey not in self._read:
+                self._read[rkey] = read_block(text[e.char_start:e.char_end], e.char_start,
+                                              _context(text, e), item.lang)
+            out.append(self._read[rkey])
+        return out
+
+
+def _block_elements(layer: TextLayer) -> list[Element]:
+    """The layer's outermost blocks, in reading order."""
+    out: list[Element] = []
+    for e in sorted((e for e in layer.elements if e.kind in BLOCK_KINDS),
+                    key=lambda e: (e.char_start, -e.char_end)):
+        if out and e.char_end <= out[-1].char_end:
+            continue
+        out.append(e)
+    return out
+
+
+def _context(text: str, block: Element) -> str:
+    """What a block's sentences are read with: its heading path; a table's header rows."""
+    parts = [" > ".join(block.heading_path)]
+    rows = int((block.meta or {}).get("header_rows") or 0) if block.kind == "table" else 0
+    if rows:
+        parts.append("\n".join(text[block.char_start:block.char_end].split("\n")[:rows]))
+    return "\n".join(x for x in parts if x)
+
+
+def _cosines(question: str, embedder: Embedder | None,
+             todo: Sequence[tuple[_Window, EvidenceItem]]) -> dict[str, float]:
+    """Cosine of the question and each window and its sentence, for the `MAX_EMBEDDED`
+    windows of best coverage (then most question words in the sentence, then document
+    order)."""
+    if embedder is None or not todo:
+        return {}
+    ranked = sorted(todo, key=lambda t: (-t[0].coverage, -t[0].hits, t[1].doc_id, t[0].cite))
+    texts = list(dict.fromkeys(x for w, _ in ranked[:MAX_EMBEDDED]
+                               for x in (w.text, w.sentence)))
+    q = embedder.embed_query(question)
+    vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+    return {t: float(v @ q) for t, v in zip(texts, vecs, strict=True)}
+
+
+def _best(windows: Sequence[_Window], cosines: Mapping[str, float], policy: RankingPolicy,
+          tau: float | None) -> tuple[_Window, tuple[float, float] | None] | None:
+    """The window that clears the thresholds with most question words in its sentence
+    (then coverage, then document order), with its (window, sentence) cosines; `tau`
+    None: no dense score exists, and coverage must reach the lexical-only bar."""
+    best: tuple[tuple[int, float], _Window, tuple[float, float] | None] | None = None
+    for w in windows:
+        cos = None
+        if tau is None:
+            if w.coverage < policy.ask_min_coverage_lexical_only:
+                continue
+        else:
+            if (w.coverage < policy.ask_min_coverage or w.text not in cosines
+                    or w.sentence not in cosines):
+                continue
+            cos = (cosines[w.text], cosines[w.sentence])
+            if max(cos) < tau:
+                continue
+        if best is None or (w.hits, w.coverage) > best[0]:
+            best = ((w.hits, w.coverage), w, cos)
+    return (best[1], best[2]) if best is not None else None
+
+
+def _minus(s: int, e: int, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`[s, e)` without the spans `cuts` (sorted, disjoint)."""
+    out, at = [], s
+    for a, b in cuts:
+        if b <= at or a >= e:
+            continue
+        if a > at:
+            out.append((at, a))
+        at = max(at, b)
+    if at < e:
+        out.append((at, e))
+    return out
+
+
+def _forms(question: str, tenant: str, languages: Sequence[str]) -> list[set[str]]:
+    qt = analyze_query(question, tenant, tuple(languages))
+    cut = 13  # the tenant-key prefix of every term (see analyze.tenant_key)
+    return [{t[cut:] for t in g} for g in qt.groups]
 
 
 def _embedder(embedder: Embedder | None, manifest: dict[str, Any]) -> Embedder | None:
@@ -405,22 +396,6 @@ def _embedder(embedder: Embedder | None, manifest: dict[str, Any]) -> Embedder |
     from .embedders import embedder_for_space
 
     return embedder_for_space(EmbeddingSpace.from_dict(manifest["embedding_space"]))
-
-
-def _sentence_scores(items: Sequence[EvidenceItem], spans: dict[str, tuple[int, int]],
-                     question: str, embedder: Embedder | None) -> dict[str, float]:
-    """Cosine of the question and each candidate's best sentence, in the generation's space."""
-    todo = [i for i in items if i.evidence_id in spans and i.scores.get("dense") is not None
-            and spans[i.evidence_id] != (i.char_start, i.char_end)]
-    if not todo or embedder is None:
-        return {}
-    texts = []
-    for i in todo:
-        s, e = spans[i.evidence_id]
-        texts.append(i.quote[s - i.char_start:e - i.char_start])
-    q = embedder.embed_query(question)
-    vecs = embedder.embed_documents(texts)
-    return {i.evidence_id: float(v @ q) for i, v in zip(todo, vecs, strict=True)}
 
 
 def _policy_of(store: SQLiteStore, gen_id: str | None) -> RankingPolicy:

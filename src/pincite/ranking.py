@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .errors import UsageError
+from .versioned import record_fields
 
 SCHEMA_NAME = "pincite.ranking_policy"
 SCHEMA_VERSION = 1
@@ -87,17 +88,9 @@ class RankingPolicy:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RankingPolicy:
-        d = dict(data)
-        if d.pop("schema_name", SCHEMA_NAME) != SCHEMA_NAME:
-            raise UsageError("not a ranking policy record")
-        version = d.pop("version", SCHEMA_VERSION)
-        if not isinstance(version, int) or version > SCHEMA_VERSION:
-            raise UsageError(f"ranking policy version {version!r} is newer than this pincite; upgrade")
-        d.pop("name", None)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise UsageError(f"unknown ranking policy field(s): {', '.join(unknown)}")
+        """Rebuild a policy from `to_dict` output; other kinds, newer versions and unknown
+        fields are refused."""
+        d = record_fields(data, cls, SCHEMA_NAME, SCHEMA_VERSION, "ranking policy")
         return cls(**d)
 
 

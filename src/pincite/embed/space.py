@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PinciteError, UsageError
+from ..versioned import record_fields
 
 SCHEMA_NAME = "pincite.embedding_space"
 SCHEMA_VERSION = 1
@@ -114,21 +115,9 @@ class EmbeddingSpace:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EmbeddingSpace:
         """Rebuild a space from `to_dict` output; unknown keys and newer versions are refused."""
-        data = dict(data)
-        name = data.pop("schema_name", None)
-        version = data.pop("version", None)
-        if name != SCHEMA_NAME:
-            raise UsageError(f"not an embedding space record (schema_name={name!r})")
-        if not isinstance(version, int) or version > SCHEMA_VERSION:
-            raise UsageError(
-                f"embedding space record version {version!r} is newer than this pincite "
-                f"supports ({SCHEMA_VERSION}); upgrade pincite to read it"
-            )
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise UsageError(f"unknown embedding space field(s): {', '.join(unknown)}")
-        missing = sorted(known - set(data) - {"dtype"})
+        data = record_fields(data, cls, SCHEMA_NAME, SCHEMA_VERSION, "embedding space",
+                                strict=True)
+        missing = sorted({f.name for f in fields(cls)} - set(data) - {"dtype"})
         if missing:
             raise UsageError(f"embedding space record lacks: {', '.join(missing)}")
         return cls(**data)

@@ -25,7 +25,7 @@ import hashlib
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import faults
 from ..errors import PinciteError, UsageError
+from ..versioned import record_fields
 from .blobs import fsync_dir, sha256_file
 from .lru import FileCache
 
@@ -96,19 +97,10 @@ class AnnPolicy:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnnPolicy:
-        d = dict(data)
-        if d.pop("schema_name", POLICY_SCHEMA) != POLICY_SCHEMA:
-            raise UsageError("not an ANN policy record")
-        version = d.pop("version", SCHEMA_VERSION)
-        if not isinstance(version, int) or version > SCHEMA_VERSION:
-            raise UsageError(f"ANN policy version {version!r} is newer than this pincite; upgrade")
-        d.pop("name", None)
-        if version < 2:  # a usearch-era record: its graphs are refused (`ann_path`)
-            for key in _USEARCH_ONLY:
-                d.pop(key, None)
-        unknown = sorted(set(d) - {f.name for f in fields(cls)})
-        if unknown:
-            raise UsageError(f"unknown ANN policy field(s): {', '.join(unknown)}")
+        """Rebuild a policy from `to_dict` output; a usearch-era record (version 1) loses
+        its usearch-only fields (its graphs are refused by `ann_path`)."""
+        d = record_fields(data, cls, POLICY_SCHEMA, SCHEMA_VERSION, "ANN policy",
+                             legacy=_USEARCH_ONLY)
         return cls(**d)
 
 

@@ -11,7 +11,6 @@ place a highlight over them.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +19,14 @@ from ..locate import LocatorIndex
 from ..model import Principal, Revision, TextLayer
 from ..resolve import resolve_doc
 from ..store import SQLiteStore
+from ..store.lru import LRU
 
 CONTEXT_KINDS = ("clause", "table", "list_item", "paragraph")
 MAX_CONTEXT = 2400
 RENDER_SCALE = 2.0
 
 _render_lock = threading.Lock()  # pdfium is not thread-safe
-_page_cache: OrderedDict[tuple[str, int, float], bytes] = OrderedDict()
-_CACHE_PAGES = 32
+_page_cache = LRU(32)  # (sha256, page, scale) -> PNG bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,9 +126,8 @@ def render_page_png(store: SQLiteStore, rev: Revision, page: int,
     """Return a PDF page of a revision rendered to PNG by pypdfium2 (cached)."""
     key = (rev.sha256, page, scale)
     with _render_lock:
-        got = _page_cache.get(key)
+        got: bytes | None = _page_cache.get(key)
         if got is not None:
-            _page_cache.move_to_end(key)
             return got
         from ..errors import UsageError
         from ..pages import render_page_png as render
@@ -139,7 +137,5 @@ def render_page_png(store: SQLiteStore, rev: Revision, page: int,
             png = render(data, page, scale=scale)[0]
         except UsageError as exc:
             raise NotFound("page", f"{rev.doc_id} p.{page}") from exc
-        _page_cache[key] = png
-        if len(_page_cache) > _CACHE_PAGES:
-            _page_cache.popitem(last=False)
+        _page_cache.put(key, png)
         return png

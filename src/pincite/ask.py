@@ -1,8 +1,8 @@
 """Answer or abstain: the best passage(s) with verified citations, or "not found".
 
 No text is generated. `ask` runs the authorized `search`, then judges each candidate
-passage by its *windows*: a window is one clean sentence of the passage together with its
-clean neighbours (`NEIGHBOURS` on each side, in the same block: paragraph, heading, list
+passage by its *windows*: a window is one clean sentence of the passage that holds a
+question word (the sentence that would be cited) together with its clean neighbours (`NEIGHBOURS` on each side, in the same block: paragraph, heading, list
 item or table) and the block's context (heading path; a table's header rows). A passage
 is kept when one of its windows clears the thresholds of the generation's ranking policy:
 - lexical coverage: the window holds at least `ask_min_coverage` of the question's
@@ -250,8 +250,9 @@ class _Reader:
             suspected |= any(a < ce and cs < z for a, z in b.suspected)
             sents = b.sentences
             for k, sent in enumerate(sents):
-                if not cs <= sent.pieces[0][0] < ce:
-                    continue
+                if not cs <= sent.pieces[0][0] < ce or not self._hits(sent.tokens):
+                    continue  # not this passage's, or a sentence holding no question word:
+                    #           its neighbours and heading are context, never the answer
                 near = sents[max(0, k - NEIGHBOURS):k + NEIGHBOURS + 1]
                 toks = b.tokens.union(*(x.tokens for x in near))
                 cite, cite_text = self._cite(sent, cs, ce, item.lang)

@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from pincite.extract.case import load_case
     from pincite.extract.deterministic import DeterministicExtractor
-    from pincite.extraction import run_extraction
+    from pincite.extract.run import run_extraction
+    from pincite.extract.schema import load_schema
     from pincite.model import Principal
-    from pincite.schema import load_schema
     from pincite.sources.ingest import Ingestor
     from pincite.store import open_store
 

@@ -32,7 +32,7 @@ def _pdfs(data: Path) -> list[Path]:
 
 
 def bench_corpus(name: str, paths: list[Path], repeat: int) -> dict:
-    from pincite.facts import extract_facts
+    from pincite.facts.atomic import extract_facts
     from pincite.parse import parse
 
     layers = [parse("pdf", p.read_bytes()) for p in paths]

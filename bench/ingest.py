@@ -122,10 +122,10 @@ def bench_ingest(files: list[bytes]) -> int:
 
 
 def bench_verify(files: list[bytes], n: int = 200_000) -> tuple[int, float]:
+    from pincite.cite.verifier import Verifier
     from pincite.model import Principal
     from pincite.sources.ingest import Ingestor
     from pincite.store import open_store
-    from pincite.verify import Verifier
 
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,7 +144,7 @@ def bench_verify(files: list[bytes], n: int = 200_000) -> tuple[int, float]:
                 while a < len(text) and text[a].isspace():
                     a += 1
                 b = min(len(text), a + rng.randrange(20, 300))
-                from pincite.verify import citation_for
+                from pincite.cite.verifier import citation_for
 
                 cites.append(citation_for(rev, loaded, a, b))  # type: ignore[arg-type]
         reps = max(1, n // len(cites))

@@ -344,7 +344,7 @@ def _ingest(store_dir: Path, docs: Sequence[Doc]) -> None:
 def build_store(cache: Path, name: str, key: str, docs_fn: Callable[[], list[Doc]],
                 embedder: Any, rebuild: bool) -> tuple[Path, str]:
     """Ingest, build and publish once per key; later runs reopen the cached store."""
-    from pincite.index import build, check_generation, publish
+    from pincite.index.generations import build, check_generation, publish
     from pincite.store import open_store
 
     store_dir = cache / f"store-{name}-{key[:16]}"
@@ -389,7 +389,7 @@ def build_store(cache: Path, name: str, key: str, docs_fn: Callable[[], list[Doc
 
 
 def _store_key(*parts: Any) -> str:
-    from pincite.index import MANIFEST_VERSION
+    from pincite.index.generations import MANIFEST_VERSION
 
     return hashlib.sha256(json.dumps([BENCH_VERSION, MANIFEST_VERSION, *parts],
                                      default=str).encode()).hexdigest()
@@ -603,7 +603,7 @@ def open_pincite(corpus: Corpus) -> tuple[Any, Any, Any]:
 
 
 def pincite_systems(store: Any, principal: Any, emb: Any) -> dict[str, Callable[[str], Any]]:
-    from pincite.retrieve import search
+    from pincite.retrieve.search import search
 
     def run(channels: tuple[str, ...]) -> Callable[[str], Any]:
         return lambda q: search(store, q, principal, k=K, embedder=emb, channels=channels)
@@ -616,9 +616,9 @@ def universe_costs(store: Any, principal: Any, emb: Any, queries: Sequence[str])
     """Cost of a miss on the authorized universe: the old single SQL statement against the
     in-memory arrays (cold: arrays loaded; warm: per-generation and per-epoch arrays held),
     and hybrid query latency when every query misses the universe cache."""
-    from pincite.retrieve import UNIVERSES, principal_entries, search
-    from pincite.store import universe as uni
-    from pincite.store.index_store import AuthScope
+    from pincite.retrieve.search import UNIVERSES, principal_entries, search
+    from pincite.store.sqlite import universe as uni
+    from pincite.store.sqlite.index_store import AuthScope
 
     gen = store.pointer()[0]
     scope = AuthScope(gen, principal.tenant, principal_entries(principal))
@@ -665,7 +665,7 @@ SELECTIVITIES = (("0.1%", "p000"), ("1%", "p00"), ("10%", "p0"), ("100%", None))
 def recall_table(store: Any, principal: Any, emb: Any, queries: Sequence[str]) -> list[dict[str, Any]]:
     """Dense recall@10 of the default path (ANN where chosen) against exact=True, per
     source_prefix selectivity, through `search`."""
-    from pincite.retrieve import search
+    from pincite.retrieve.search import search
 
     out = []
     for label, prefix in SELECTIVITIES:

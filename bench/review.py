@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def setup(root: Path, n: int) -> None:
     """Queue `n` items on one small real document (tenant t, group rev)."""
     import pincite
-    from pincite.store.records_store import QueueEntry
+    from pincite.store.sqlite.records_store import QueueEntry
 
     lib = pincite.open(root)
     lib.ingest_bytes(b"# Doc\n\n1. Terms\n\n1.1 Payment within 30 days.\n", source_id="doc.md",

@@ -36,7 +36,7 @@ def _pdfs(data: Path) -> list[Path]:
 
 def bench_parse(files: list[bytes]) -> tuple[int, int]:
     from pincite.limits import Limits
-    from pincite.parse import pdf
+    from pincite.parse.pdf import reading as pdf
 
     pages = tables = 0
     for data in files:
@@ -49,9 +49,9 @@ def bench_parse(files: list[bytes]) -> tuple[int, int]:
 def bench_detect(files: list[bytes]) -> tuple[int, int]:
     import pypdfium2 as pdfium
 
-    from pincite.parse.pdf_lines import read_page
-    from pincite.parse.pdf_tables import find_tables
-    from pincite.parse.pdfium_api import pdfium_fns
+    from pincite.parse.pdf.lines import read_page
+    from pincite.parse.pdf.pdfium_api import pdfium_fns
+    from pincite.parse.pdf.table_detect import find_tables
 
     fn = pdfium_fns()
     pages = tables = 0

@@ -18,7 +18,7 @@ def commands() -> list[list[str]]:
     """Return every command path of the CLI, read from the app itself."""
     import typer.main
 
-    from pincite.cli import app
+    from pincite.cli.app import app
 
     root = typer.main.get_command(app)
     out: list[list[str]] = [[]]

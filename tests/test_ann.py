@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import pincite
-from pincite.ann import dense_candidates, search_graph, use_graph
-from pincite.index import GenerationInvalid, build, check_generation, publish
+from pincite.index.generations import GenerationInvalid, build, check_generation, publish
 from pincite.model import Principal
-from pincite.retrieve import search
+from pincite.retrieve.dense import dense_candidates, search_graph, use_graph
+from pincite.retrieve.search import search
 from pincite.store.ann import (
     AnnPolicy,
     AnnUnavailable,
@@ -266,7 +266,7 @@ _CHILD = """
 import sys
 import pincite
 from pincite.embed import HashEmbedder
-from pincite.index import build, publish
+from pincite.index.generations import build, publish
 from pincite.store.ann import AnnPolicy
 lib = pincite.open(sys.argv[1])
 r = build(lib.store, HashEmbedder(), ann=AnnPolicy(min_vectors=10))

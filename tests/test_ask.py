@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pincite.ask import INJECTION_FLAG, read_block
-from pincite.instructions import instruction_spans, is_question, question_spans
+from pincite.ask.answer import INJECTION_FLAG, read_block
+from pincite.ask.instructions import instruction_spans, is_question, question_spans
 from pincite.model import Principal
 
 from .corpus import EMB, add, publish
@@ -160,8 +160,8 @@ def _email(paragraphs: list[str]) -> str:
 def _chunk_of(text: str, needle: str) -> int:
     from types import SimpleNamespace
 
+    from pincite.index.segment import segment
     from pincite.parse.text import parse
-    from pincite.segment import segment
 
     rev = SimpleNamespace(tenant="t", source_id="s", revision_id="r")
     chunks = segment(rev, parse(text.encode()))  # type: ignore[arg-type]

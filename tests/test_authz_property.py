@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import pincite
 from pincite.model import Principal
-from pincite.retrieve import UNIVERSES
+from pincite.retrieve.search import UNIVERSES
 
 from .corpus import EMB, add, items_json, publish
 

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from pincite.extraction import run_extraction
+from pincite.extract.run import run_extraction
+from pincite.extract.schema import load_schema
 from pincite.review.calibration import (
     EDGES,
     MIN_LABELS,
@@ -24,9 +25,8 @@ from pincite.review.calibration import (
     wilson,
 )
 from pincite.review.diagram import reliability_diagram
-from pincite.schema import load_schema
 from pincite.store import SQLiteStore
-from pincite.store.review_store import LabelRow
+from pincite.store.sqlite.review_store import LabelRow
 
 from .conftest import run_cli
 from .test_review import ANA, DOCS, strict_schema, tender_library

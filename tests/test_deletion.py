@@ -6,9 +6,9 @@ import pytest
 
 import pincite
 from pincite.errors import NotFound
-from pincite.index import check_generation
+from pincite.index.generations import check_generation
 from pincite.model import Citation, Principal
-from pincite.retrieve import UNIVERSES
+from pincite.retrieve.search import UNIVERSES
 
 from .corpus import EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
 

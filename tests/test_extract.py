@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from pincite.decide import Outcome, decide
 from pincite.errors import InvalidSchema
 from pincite.extract import records_json
+from pincite.extract.decide import Outcome, decide
 from pincite.extract.records import FieldRecord
-from pincite.extraction import run_extraction
+from pincite.extract.report import render_report, write_outputs
+from pincite.extract.run import run_extraction
+from pincite.extract.schema import load_schema, schema_from_dict
 from pincite.model import Citation, Principal
-from pincite.report import render_report, write_outputs
-from pincite.schema import load_schema, schema_from_dict
 
 from .conftest import EXAMPLES, run_cli
 

@@ -28,7 +28,7 @@ from pincite.evals.cuad import (
     score,
     span_right,
 )
-from pincite.schema import load_schema
+from pincite.extract.schema import load_schema
 
 from .conftest import DATA, EXAMPLES, run_cli
 

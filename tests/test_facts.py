@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 import pincite
-from pincite.facts import extract_facts, fact_id, facts_json
+from pincite.cite.verifier import citation_for
+from pincite.facts.atomic import extract_facts, fact_id, facts_json
 from pincite.model import Principal, TextLayer
 from pincite.parse.layout import LayerBuilder
-from pincite.verify import citation_for
 
 from .conftest import EXAMPLES
 

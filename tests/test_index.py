@@ -13,10 +13,10 @@ import pytest
 import pincite
 from pincite.embed import HashEmbedder, SpaceMismatch
 from pincite.errors import UsageError
-from pincite.index import GenerationInvalid, check_generation, prune
+from pincite.index.generations import GenerationInvalid, check_generation, prune
+from pincite.index.policy import DEFAULT_POLICY, RankingPolicy
 from pincite.model import Principal
-from pincite.ranking import DEFAULT_POLICY, RankingPolicy
-from pincite.retrieve import IndexUnavailable
+from pincite.retrieve.search import IndexUnavailable
 from pincite.store.ann import DEFAULT_ANN_POLICY
 from pincite.store.vectors import vectors_path
 

@@ -22,9 +22,9 @@ from pincite.extract.case import load_case
 from pincite.extract.deterministic import search_router
 from pincite.extract.model_adapter import PROMPT_VERSION, ModelExtractor
 from pincite.extract.model_prompt import select_passages
-from pincite.extraction import run_extraction
+from pincite.extract.run import run_extraction
+from pincite.extract.schema import schema_from_dict
 from pincite.model import Principal
-from pincite.schema import schema_from_dict
 from pincite.testing import ChatRequest, Reply, ScriptedChatServer
 
 from .conftest import run_cli

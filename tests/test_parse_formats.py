@@ -23,9 +23,9 @@ from docx.oxml.ns import qn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pincite.cite.locate import LocatorIndex, locator_at
 from pincite.errors import ParseFailure
 from pincite.limits import Limits
-from pincite.locate import LocatorIndex, locator_at
 from pincite.model import ELEMENT_KINDS, QUARANTINE_REASONS, TextLayer
 from pincite.parse import parse, parser_id
 

@@ -10,12 +10,14 @@ import pytest
 from reportlab.lib.pagesizes import A4, letter
 from reportlab.pdfgen import canvas
 
-from pincite.compare import FoldedText, comparison_form
+from pincite.cite.compare import FoldedText, comparison_form
 from pincite.errors import ParseFailure
 from pincite.evals.textlayer import cuad_textlayer
 from pincite.limits import Limits
 from pincite.model import TextLayer
-from pincite.parse import layout, pdf, pdf_builder
+from pincite.parse import layout
+from pincite.parse.pdf import builder as pdf_builder
+from pincite.parse.pdf import reading as pdf
 
 from .conftest import DATA
 

@@ -14,7 +14,7 @@ from reportlab.pdfgen import canvas
 from pincite.evals.icdar import Cell, relations, run_icdar2013
 from pincite.limits import Limits
 from pincite.model import Element, TextLayer
-from pincite.parse import pdf
+from pincite.parse.pdf import reading as pdf
 
 from .conftest import DATA, EXAMPLES
 

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pincite.analyze import analyze, analyze_query, fold, tenant_key
+from pincite.cite.verifier import Verifier
 from pincite.errors import UsageError
-from pincite.fusion import rrf
+from pincite.index.analyze import analyze, analyze_query, fold, tenant_key
+from pincite.index.policy import bm25
 from pincite.model import Principal
-from pincite.ranking import bm25
-from pincite.retrieve import UNIVERSES
-from pincite.verify import Verifier
+from pincite.retrieve.fusion import rrf
+from pincite.retrieve.search import UNIVERSES
 
 from .corpus import EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, publish
 
@@ -89,7 +89,7 @@ def test_lexical_scores_are_computed_over_the_visible_universe(lib):
     publish(lib)
     b = lib.search(ANA, "interest", embedder=EMB, channels=("bm25",), k=50)
     rows = lib.store.authorized_rows(
-        __import__("pincite.store.index_store", fromlist=["AuthScope"]).AuthScope(
+        __import__("pincite.store.sqlite.index_store", fromlist=["AuthScope"]).AuthScope(
             b.generation, "acme", ("*", "user:ana", "group:legal")))
     ntok = [r[1] for r in rows]
     top = b.items[0]
@@ -308,7 +308,7 @@ def test_universe_cache_is_keyed_by_principal_and_epoch(lib):
 
 
 def test_universe_arrays_match_the_reference_sql(lib):
-    from pincite.store.index_store import AuthScope
+    from pincite.store.sqlite.index_store import AuthScope
 
     add(lib, "terms.md", TERMS_EN)
     add(lib, "pliego.md", PLIEGO_ES, acl=("group:legal", "user:bob"))
@@ -363,7 +363,7 @@ def test_universe_arrays_match_the_reference_sql(lib):
 def test_array_bm25_is_the_reference_formula(groups, k1, b):
     import numpy as np
 
-    from pincite.ranking import bm25_arrays
+    from pincite.index.policy import bm25_arrays
 
     lengths = {d: 5 + (d * 7) % 31 for d in range(41)}
     n, avgdl = 60, 17.5

@@ -13,12 +13,12 @@ import pytest
 
 import pincite
 from pincite.errors import NotFound, QuoteNotFound, UsageError
-from pincite.extraction import run_extraction
+from pincite.extract.run import run_extraction
+from pincite.extract.schema import load_schema
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
-from pincite.schema import load_schema
 from pincite.store import SQLiteStore
-from pincite.store.records_store import QueueEntry
+from pincite.store.sqlite.records_store import QueueEntry
 
 from .conftest import EXAMPLES, run_cli
 
@@ -336,7 +336,7 @@ def test_cli_review_list_next_decide(tmp_path):
 def test_review_routes_answer_errors_with_one_envelope(tmp_path):
     from fastapi.testclient import TestClient
 
-    from pincite.review.web import create_app
+    from pincite.service.review_page import create_app
 
     store = SQLiteStore(tmp_path / "s")
     ids = synthetic_queue(store, 2)

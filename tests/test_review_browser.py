@@ -40,7 +40,7 @@ def _free_port() -> int:
 def served(tmp_path) -> Iterator[tuple[str, Any]]:
     import uvicorn
 
-    from pincite.review.web import create_app
+    from pincite.service.review_page import create_app
 
     lib = tender_library(tmp_path / "s")
     extract_tender(lib, tmp_path)
@@ -114,7 +114,7 @@ def test_claim_see_highlight_correct_and_calibration_changes(served, tmp_path):
         img.scroll_into_view_if_needed()
         ib = img.bounding_box()
         assert ib is not None
-        from pincite.resolve import resolve_doc
+        from pincite.cite.resolve import resolve_doc
 
         rev = resolve_doc(lib.store, ANA, entry["doc_id"])
         pw_, ph_ = lib.store.text_layer(rev).page_sizes[entry["page"] - 1]

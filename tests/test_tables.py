@@ -16,14 +16,14 @@ from docx.oxml import OxmlElement
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pincite.cite.locate import LocatorIndex
 from pincite.limits import Limits
-from pincite.locate import LocatorIndex
 from pincite.model import MEDIA_TYPES, Element, Principal, TextLayer
 from pincite.parse import parse
 from pincite.parse.layout import LayerBuilder
-from pincite.parse.table_cues import cell_kind, find_entity, find_scale, find_unit, period_grain
-from pincite.parse.table_layer import sheet_ref
-from pincite.parse.tables import analyse
+from pincite.parse.tables.cues import cell_kind, find_entity, find_scale, find_unit, period_grain
+from pincite.parse.tables.grid_layer import sheet_ref
+from pincite.parse.tables.structure import analyse
 
 # ---- helpers ---------------------------------------------------------------------------
 
@@ -417,9 +417,9 @@ def test_markdown_header_row_and_intro_clause() -> None:
 
 
 def test_cell_citation_verifies_and_reparse_keeps_old_layer(tmp_path: Path) -> None:
+    from pincite.cite.verifier import Verifier, citation_for
     from pincite.sources.ingest import Ingestor, reparse_revision
     from pincite.store import open_store
-    from pincite.verify import Verifier, citation_for
 
     store = open_store(tmp_path / "store")
     try:

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pincite.compare import FoldedText, comparison_form
+from pincite.cite.compare import FoldedText, comparison_form
+from pincite.cite.locate import LocatorIndex, locator_at
 from pincite.errors import NotFound, QuoteNotFound
-from pincite.locate import LocatorIndex, locator_at
 from pincite.model import Principal
 from pincite.parse.layout import LayerBuilder
 

@@ -6,23 +6,23 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cite.resolve import resolve_doc, visible_source
+from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
 from .limits import Limits
 from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
-from .resolve import resolve_doc, visible_source
 from .sources.ingest import Ingestor, IngestResult, reparse_revision
 from .store import QuarantineRecord, open_store
-from .store.fsck import FsckReport, fsck
-from .verify import Verifier
+from .store.sqlite.fsck import FsckReport, fsck
 
 if TYPE_CHECKING:
-    from .ask import AskResult
-    from .deletion import DeleteResult
+    from .ask.answer import AskResult
     from .embed import Embedder
-    from .evidence import EvidenceBundle
-    from .index import BuildResult
-    from .ranking import RankingPolicy
-    from .rerank import Reranker
+    from .index.deletion import DeleteResult
+    from .index.generations import BuildResult
+    from .index.policy import RankingPolicy
+    from .retrieve.bundle import EvidenceBundle
+    from .retrieve.rerank import Reranker
     from .store.index_records import GenerationRow
 
 
@@ -187,22 +187,22 @@ class Library:
     def build_index(self, embedder: Embedder | None = None, *, policy: RankingPolicy | None = None,
                     progress: bool = False) -> BuildResult:
         """Build a new generation in the shadow (not published); see `pincite.index.build`."""
-        from .embedders import open_embedder
-        from .index import build
-        from .ranking import DEFAULT_POLICY
+        from .embed.factory import open_embedder
+        from .index.generations import build
+        from .index.policy import DEFAULT_POLICY
 
         return build(self.store, embedder or open_embedder(), policy=policy or DEFAULT_POLICY,
                      progress=progress)
 
     def publish_index(self, gen_id: str) -> GenerationRow:
         """Check a generation and make it the one readers use, in one transaction."""
-        from .index import publish
+        from .index.generations import publish
 
         return publish(self.store, gen_id)
 
     def rollback_index(self) -> GenerationRow:
         """Switch readers back to the previous published generation."""
-        from .index import rollback
+        from .index.generations import rollback
 
         return rollback(self.store)
 
@@ -210,8 +210,8 @@ class Library:
                      keep: int | None = None) -> BuildResult | None:
         """Build and publish a generation when the published one misses revisions (or is in
         another embedding space); prune old generations; None when nothing was needed."""
-        from .embedders import open_embedder
-        from .index import DEFAULT_KEEP, build_and_publish, needs_build, prune
+        from .embed.factory import open_embedder
+        from .index.generations import DEFAULT_KEEP, build_and_publish, needs_build, prune
 
         emb = embedder or open_embedder()
         if not needs_build(self.store, emb.space):
@@ -240,7 +240,7 @@ class Library:
                channels: Sequence[str] = ("bm25", "dense"),
                generation: str | None = None) -> EvidenceBundle:
         """Authorized hybrid search; see `pincite.retrieve.search`."""
-        from .retrieve import search
+        from .retrieve.search import search
 
         return search(self.store, query, principal, as_of=as_of, filters=filters, k=k,
                       budgets=budgets, embedder=embedder, reranker=reranker, channels=channels,
@@ -250,20 +250,20 @@ class Library:
             filters: Mapping[str, Any] | None = None, embedder: Embedder | None = None,
             reranker: Reranker | None = None) -> AskResult:
         """The passages that answer `question`, with verified citations, or not_found."""
-        from .ask import ask
+        from .ask.answer import ask
 
         return ask(self.store, question, principal, as_of=as_of, filters=filters,
                    embedder=embedder, reranker=reranker)
 
     def delete(self, principal: Principal, source_id: str, *, purge: bool = False) -> DeleteResult:
         """Delete a source (a tombstone, honoured at once); `purge` also removes its bytes."""
-        from .deletion import delete_source
+        from .index.deletion import delete_source
 
         return delete_source(self.store, principal, source_id, purge=purge)
 
     def diff_generations(self, principal: Principal, gen_a: str, gen_b: str,
                          queries: Sequence[str], *, k: int = 10) -> list[dict[str, Any]]:
         """Run queries against two generations; return what moved per query."""
-        from .generation_diff import diff_generations
+        from .retrieve.diff import diff_generations
 
         return diff_generations(self.store, principal, gen_a, gen_b, queries, k=k)

@@ -38,7 +38,7 @@ from ..errors import UsageError
 
 if TYPE_CHECKING:
     from ..embed import Embedder
-    from ..ranking import RankingPolicy
+    from ..index.policy import RankingPolicy
     from ..store import SQLiteStore
 
 POSITIONS = ("start", "middle", "end")
@@ -106,7 +106,7 @@ def documents(emails: list[dict[str, Any]], attacks: list[str]) -> list[Doc]:
 
 def prepare(store: SQLiteStore, docs: list[Doc], emb: Embedder) -> dict[str, float]:
     """Ingest every document into its tenant, build and publish; return the seconds."""
-    from ..index import build_and_publish
+    from ..index.generations import build_and_publish
     from ..sources.ingest import Ingestor
 
     seconds: dict[str, float] = {}
@@ -125,8 +125,7 @@ def run_ask_bipia(data: Path, store_url: str | None = None, embedder: str | None
                   attacks_enabled: bool = True, limit: int | None = None,
                   policy: RankingPolicy | None = None) -> dict[str, Any]:
     """Ingest, build, ask every question clean and attacked; return the counts (see above)."""
-    from ..ask import ask  # noqa: F401  (fail before the long ingest, not after it)
-    from ..embedders import open_embedder
+    from ..embed.factory import open_embedder
     from ..store import open_store
 
     data = Path(data)
@@ -156,7 +155,7 @@ def measure(store: SQLiteStore, emails: list[dict[str, Any]], attacks: list[str]
             docs: list[Doc], emb: Embedder,
             policy: RankingPolicy | None = None) -> dict[str, Any]:
     """Ask every question of `docs` (already ingested and published); return the counts."""
-    from ..ask import INJECTION_FLAG, ask
+    from ..ask.answer import INJECTION_FLAG, ask
     from ..model import Principal
 
     clean: dict[int, str] = {}

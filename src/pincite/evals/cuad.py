@@ -39,7 +39,7 @@ from typing import Any
 from ..errors import QuoteNotFound, UsageError
 from ..extract.deterministic import SCORE_SCALE, DeterministicExtractor
 from ..extract.records import Candidate
-from ..schema import FieldSpec
+from ..extract.schema import FieldSpec
 
 COVER = 0.5          # share of a gold segment's tokens a citation must cover
 SLACK = 300          # a citation may be at most 2 × the gold segment + SLACK characters
@@ -337,12 +337,12 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
     """Ingest a CUAD split's PDFs, extract every category, and return the scored JSON.
 
     `only` restricts the run to some PDF file names (tests)."""
-    from ..extraction import run_extraction
+    from ..cite.verifier import Verifier
+    from ..extract.run import run_extraction
+    from ..extract.schema import load_schema
     from ..model import Principal
-    from ..schema import load_schema
     from ..sources.ingest import Ingestor
     from ..store import open_store
-    from ..verify import Verifier
 
     schema = load_schema(schema_path or default_schema())
     gold = [g for g in load_gold(data) if only is None or g.file in only]

@@ -39,10 +39,10 @@ def gold_segments(data: Path) -> list[tuple[str, str]]:
 
 def run_cuad_textlayer(data: Path, store_url: str | None = None) -> dict[str, Any]:
     """Ingest a split's PDFs, cite every gold segment, and return the counts and misses."""
+    from ..cite.verifier import Verifier
     from ..model import Principal
     from ..sources.ingest import Ingestor
     from ..store import open_store
-    from ..verify import Verifier
 
     segments = gold_segments(data)
     pdfs = sorted(p for p in (data / "full_contract_pdf").iterdir() if p.is_file())

@@ -119,11 +119,11 @@ def run_scifact(data: Path, split: str = "dev", store_url: str | None = None,
                 embedder: str = "minilm", limit_queries: int | None = None) -> dict[str, Any]:
     """Ingest the corpus, build and publish, run every query of `split` per channel
     setting and return nDCG@10 and Recall@100 per run (see the module docstring)."""
-    from ..embedders import open_embedder
-    from ..fusion import convex
-    from ..index import build_and_publish
+    from ..embed.factory import open_embedder
+    from ..index.generations import build_and_publish
     from ..model import Principal
-    from ..retrieve import search
+    from ..retrieve.fusion import convex
+    from ..retrieve.search import search
     from ..sources.ingest import Ingestor
     from ..store import open_store
 

@@ -215,10 +215,10 @@ def _contexts(data: Path) -> list[tuple[str, dict[str, Any]]]:
 def run_tatqa_cells(data: Path, store_url: str | None = None) -> dict[str, Any]:
     """Ingest every TAT-QA table as HTML and XLSX, check every mapped gold cell; return
     the figures (see the module docstring)."""
+    from ..cite.verifier import Verifier, citation_for
     from ..model import Principal
     from ..sources.ingest import Ingestor
     from ..store import open_store
-    from ..verify import Verifier, citation_for
 
     contexts = _contexts(data)
     questions = skipped = 0

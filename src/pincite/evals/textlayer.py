@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..compare import FoldedText, comparison_form
+from ..cite.compare import FoldedText, comparison_form
 from ..limits import Limits
-from ..parse import pdf
+from ..parse.pdf import reading as pdf
 
 
 def _segments(data_dir: Path) -> Iterator[tuple[str, str]]:

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..cite.locate import strip_span
+from ..cite.resolve import resolve_doc
+from ..cite.verifier import LoadedLayer, Verifier, citation_for
 from ..errors import UsageError
-from ..facts import AtomicFact, extract_facts
-from ..locate import strip_span
+from ..facts.atomic import AtomicFact, extract_facts
 from ..model import Citation, Element, Principal, Revision
-from ..resolve import resolve_doc
 from ..store import Store
 from ..values import guess_lang
-from ..verify import LoadedLayer, Verifier, citation_for
 
 MAX_CASE_DOCS = 200
 _SENT_END = re.compile(r"(?<=[.;!?])\s+(?=[\"“(¿¡A-ZÁÉÍÓÚÑÜ0-9])|\n\s*\n")

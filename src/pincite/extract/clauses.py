@@ -9,9 +9,9 @@ import bisect
 import re
 from typing import Any
 
-from ..schema import FieldSpec
 from .case import CaseDoc, fold
 from .records import Candidate, FieldRecord
+from .schema import FieldSpec
 from .scoring import (
     MAX_PROVENANCE,
     SCORE_SCALE,

@@ -33,12 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..facts import AtomicFact
-from ..schema import FieldSpec, Schema
+from ..facts.atomic import AtomicFact
 from ..store import Store
 from .case import Case, CaseDoc
 from .clauses import Outline, clause_candidates, clause_record
 from .records import Candidate, FieldRecord, value_key
+from .schema import FieldSpec, Schema
 from .scoring import (
     SCORE_SCALE,
     Compiled,
@@ -328,7 +328,7 @@ def _points_tables(facts: list[AtomicFact]) -> set[str]:
 def search_router(store: Store, case: Case, *, k: int = ROUTE_K,
                   channels: Sequence[str] = ("bm25", "dense")) -> Router:
     """Return a router that ranks a case's passages for a field with authorized search."""
-    from ..retrieve import search
+    from ..retrieve.search import search
 
     source_ids = case.source_ids()
 

@@ -38,7 +38,6 @@ from typing import Any
 import httpx
 
 from ..errors import ModelUnavailable, UsageError
-from ..schema import FieldSpec, Schema
 from .case import Case
 from .deterministic import Router, search_router
 from .model_answer import build_record
@@ -50,6 +49,7 @@ from .model_prompt import (
     system_prompt,
 )
 from .records import FieldRecord
+from .schema import FieldSpec, Schema
 
 NAME = "pincite.model"
 VERSION = "1.0"

@@ -14,12 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..compare import comparison_form
+from ..cite.compare import comparison_form
 from ..model import Citation
-from ..schema import FieldSpec
 from .case import Case
 from .model_prompt import MIN_QUOTE_CHARS, Passage
 from .records import FieldRecord
+from .schema import FieldSpec
 
 MAX_QUOTES = 6
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..schema import FieldSpec
 from .case import Case, CaseDoc, term_regex
 from .deterministic import Router
+from .schema import FieldSpec
 from .typed import DURATION_UNITS, TIME_UNITS
 
 DATA_SCHEMA = "pincite.model-data"

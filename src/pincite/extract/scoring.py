@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Citation
-from ..schema import FieldSpec
 from .case import CaseDoc, fold, term_regex
 from .records import Candidate
+from .schema import FieldSpec
 
 SCORE_SCALE = 6.5
 MAX_PROVENANCE = 3

@@ -16,7 +16,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..facts import AtomicFact
+from ..facts.atomic import AtomicFact
 
 DURATION_UNITS = {"Y": "years", "M": "months", "W": "weeks", "D": "days"}
 TIME_UNITS = {"H": "hours", "M": "minutes"}

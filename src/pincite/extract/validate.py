@@ -16,9 +16,9 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..schema import Postcondition, Schema
-from ..verify import Verifier
+from ..cite.verifier import Verifier
 from .records import FieldRecord
+from .schema import Postcondition, Schema
 from .typed import is_valid, numeric
 
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,

@@ -15,8 +15,8 @@ from ..model import TextLayer
 
 # media kind → module name (under pincite.parse)
 _MODULES = {
-    "pdf": "pdf",
-    "docx": "docx",
+    "pdf": "pdf.reading",
+    "docx": "docx.body",
     "xlsx": "xlsx",
     "html": "html",
     "markdown": "text",

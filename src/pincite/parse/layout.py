@@ -19,22 +19,16 @@ structural locators:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ..errors import ParseFailure
 from ..model import Box, Element, Geometry, TextLayer
+from .assembly import CharGeom, TextAssembly, clean, clean_same_length
+from .tables.grid_layer import add_table
 
-BLOCK_SEP = "\n\n"
-CELL_SEP = "\t"
-ROW_SEP = "\n"
 MAX_LOCATOR_TITLE = 60
 
-# (page, box) for each character of a block; None for characters without geometry.
-CharGeom = Sequence[tuple[int, Box] | None]
-
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _KEYWORDS = {
     "article": "Article", "artículo": "Artículo", "articulo": "Artículo", "art.": "Article",
     "clause": "Clause", "cláusula": "Cláusula", "clausula": "Cláusula",
@@ -103,86 +97,13 @@ def clause_mark(text: str) -> ClauseMark | None:
     return None
 
 
-def _clean(text: str) -> str:
-    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFC", text))
-
-
-def _clean_same_length(text: str) -> str:
-    # geometry is per character: never change the length
-    return _CONTROL_RE.sub(" ", text)
-
-
 @dataclass
-class LayerBuilder:
+class LayerBuilder(TextAssembly):
     """Accumulates blocks in reading order and builds a `TextLayer`."""
 
-    parser: str
-    version: str
-    _parts: list[str] = field(default_factory=list)
-    _len: int = 0
-    _elements: list[Element] = field(default_factory=list)
-    _geo_pages: list[int] = field(default_factory=list)
-    _geo_boxes: list[Box] = field(default_factory=list)
-    _has_geometry: bool = False
-    _headings: list[tuple[int, str]] = field(default_factory=list)
-    _clauses: list[_Clause] = field(default_factory=list)
     _para_index: int = 0
-    _tables: int = 0
-    _page_sizes: dict[int, tuple[float, float]] = field(default_factory=dict)
-    _flags: set[str] = field(default_factory=set)
-    _used_locators: dict[str, int] = field(default_factory=dict)
-    _last_block_end: int = 0
-    _last_text: str | None = None  # the paragraph just before the next block
-
-    # ---- low-level text assembly -------------------------------------------------
-
-    def _append(self, text: str, geom: CharGeom | None) -> tuple[int, int]:
-        if self._len:
-            self._push(BLOCK_SEP, None)
-        start = self._len
-        self._push(text, geom)
-        return start, self._len
-
-    def _push(self, text: str, geom: CharGeom | None) -> None:
-        self._parts.append(text)
-        self._len += len(text)
-        if geom is not None:
-            self._has_geometry = True
-        zero: Box = (0.0, 0.0, 0.0, 0.0)
-        if geom is None:
-            self._geo_pages.extend([0] * len(text))
-            self._geo_boxes.extend([zero] * len(text))
-        else:
-            if len(geom) != len(text):
-                raise ValueError("geometry must have one entry per character")
-            for g in geom:
-                if g is None:
-                    self._geo_pages.append(0)
-                    self._geo_boxes.append(zero)
-                else:
-                    self._geo_pages.append(g[0])
-                    self._geo_boxes.append(g[1])
-
-    def _where(self, start: int, end: int, page: int | None) -> tuple[int | None, Box | None]:
-        if not self._has_geometry:
-            return page, None
-        pages = self._geo_pages[start:end]
-        first = min((p for p in pages if p), default=0)
-        if not first:
-            return page, None
-        boxes = [b for p, b in zip(pages, self._geo_boxes[start:end], strict=True) if p == first]
-        return first, (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                       max(b[2] for b in boxes), max(b[3] for b in boxes))
 
     # ---- structure ----------------------------------------------------------------
-
-    def _unique(self, locator: str) -> str:
-        n = self._used_locators.get(locator, 0) + 1
-        self._used_locators[locator] = n
-        return locator if n == 1 else f"{locator} #{n}"
-
-    def _heading_path(self) -> tuple[str, ...]:
-        return tuple(t for _, t in self._headings)
 
     def _close_clauses(self, keep: int) -> None:
         """Close open clauses until `keep` remain; each clause ends at the last block end."""
@@ -250,7 +171,7 @@ class LayerBuilder:
     def heading(self, text: str, level: int, *, page: int | None = None,
                 chars: CharGeom | None = None, flags: tuple[str, ...] = ()) -> None:
         """Add a heading of `level` (1 = top)."""
-        text = _clean(text) if chars is None else _clean_same_length(text)
+        text = clean(text) if chars is None else clean_same_length(text)
         if not text.strip():
             return
         start, end = self._append(text, chars)
@@ -281,7 +202,7 @@ class LayerBuilder:
     def paragraph(self, text: str, *, kind: str = "paragraph", page: int | None = None,
                   chars: CharGeom | None = None, flags: tuple[str, ...] = ()) -> None:
         """Add a paragraph or list item."""
-        text = _clean(text) if chars is None else _clean_same_length(text)
+        text = clean(text) if chars is None else clean_same_length(text)
         if not text.strip():
             return
         start, end = self._append(text, chars)
@@ -321,7 +242,6 @@ class LayerBuilder:
         spreadsheet references per cell (`B4`), which become the cells' locators with
         `sheet`; `caption`: the table's caption. Positions are 0-based in `rows`.
         """
-        from .table_layer import add_table  # it builds on this module
 
         add_table(self, rows, page=page, cell_chars=cell_chars, flags=flags, spans=spans,
                   header_cells=header_cells, cell_flags=cell_flags, indents=indents,

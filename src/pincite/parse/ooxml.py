@@ -9,9 +9,9 @@ returns the flags the package earns (`external_ref`, `active_content`, `embedded
 
 from __future__ import annotations
 
-from .. import containers
 from ..errors import ParseFailure
 from ..limits import Limits
+from . import containers
 
 
 def check_package(data: bytes, limits: Limits, what: str) -> set[str]:

@@ -33,8 +33,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from ..extraction import Thresholds, schema_thresholds
-from ..schema import FieldSpec, Schema
+from ..extract.run import Thresholds, schema_thresholds
+from ..extract.schema import FieldSpec, Schema
 from ..store import SQLiteStore
 
 EDGES: tuple[float, ...] = (0.0, 0.60, 0.75, 0.85, 0.95, 1.0)

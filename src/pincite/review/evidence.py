@@ -14,10 +14,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from ..cite.locate import LocatorIndex
+from ..cite.resolve import resolve_doc
 from ..errors import NotFound
-from ..locate import LocatorIndex
 from ..model import Principal, Revision, TextLayer
-from ..resolve import resolve_doc
 from ..store import SQLiteStore
 from ..store.lru import LRU
 
@@ -130,7 +130,7 @@ def render_page_png(store: SQLiteStore, rev: Revision, page: int,
         if got is not None:
             return got
         from ..errors import UsageError
-        from ..pages import render_page_png as render
+        from ..parse.pdf.render import render_page_png as render
 
         data = store.blobs.get(rev.tenant, rev.sha256)
         try:

@@ -16,9 +16,9 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from ..cite.verifier import Verifier
 from ..model import Citation, Principal
 from ..store import SQLiteStore
-from ..verify import Verifier
 from .calibration import calibration_report
 from .queue import ReviewQueue, visible_source_ids
 

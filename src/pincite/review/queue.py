@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..cite.resolve import visible_source
+from ..cite.verifier import Verifier
 from ..errors import NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
 from ..model import Principal, acl_allows, split_doc_id
-from ..resolve import visible_source
 from ..store import SQLiteStore
-from ..store.records_store import QueueEntry
-from ..store.review_store import StampRule
-from ..verify import Verifier
+from ..store.sqlite.records_store import QueueEntry
+from ..store.sqlite.review_store import StampRule
 from .decisions import DECISIONS, reviewed_record
 
 DEFAULT_LEASE_SECONDS = 900.0

@@ -38,10 +38,10 @@ import csv
 import re
 from dataclasses import dataclass
 
-from .. import containers
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import MEDIA_TYPES
+from ..parse import containers
 from .quarantine import Quarantined
 
 __all__ = ["Inspection", "Quarantined", "inspect"]

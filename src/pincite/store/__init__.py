@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..model import Revision, Source, TextLayer
 from .blobs import BlobStore
 from .index_records import Tombstone
-from .sqlite import QuarantineRecord, SQLiteStore
+from .sqlite.backend import QuarantineRecord, SQLiteStore
 
 
 class Store(Protocol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -107,3 +107,31 @@ def gen_row(row: Sequence[Any]) -> GenerationRow:
     return GenerationRow(row[0], row[1], row[2], row[3], row[4], row[5],
                          json.loads(row[6]) if row[6] else None, row[7], row[8], row[9],
                          row[10], row[11], row[12])
+
+
+@dataclass(frozen=True, slots=True)
+class AuthScope:
+    """The authorized universe of one query: generation, tenant, the principal's ACL
+    entries, the evaluation time (None: now) and optional filters (None: no filter)."""
+
+    gen_id: str
+    tenant: str
+    entries: tuple[str, ...]
+    as_of: str | None = None
+    source_ids: tuple[str, ...] | None = None
+    source_prefix: str | None = None
+    kinds: tuple[str, ...] | None = None
+    langs: tuple[str, ...] | None = None
+    media_types: tuple[str, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def params(self) -> dict[str, Any]:
+        def lst(v: tuple[str, ...] | None) -> str | None:
+            return None if v is None else json.dumps(list(v))
+
+        return {
+            "gen": self.gen_id, "tenant": self.tenant, "entries": json.dumps(list(self.entries)),
+            "now": 1 if self.as_of is None else 0, "as_of": self.as_of or "",
+            "sources": lst(self.source_ids), "prefix": self.source_prefix,
+            "kinds": lst(self.kinds), "langs": lst(self.langs), "media": lst(self.media_types),
+        }

@@ -51,10 +51,10 @@ Modules, each importing only those before it: `records` (Value, Qualifier, canon
 periods), `qualifiers` → `scan` (`find_values`, `parse_value`, `guess_lang`).
 """
 
+from .base import SCALES, VALUE_TYPES, Qualifier, Value, canonical
 from .dates import MONTHS, date_order_of
 from .money import currency_code
 from .numbers import parse_number
-from .records import SCALES, VALUE_TYPES, Qualifier, Value, canonical
 from .scan import find_values, guess_lang, parse_value
 from .words import parse_number_words
 

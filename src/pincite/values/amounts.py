@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from .base import ScanContext, Value, canonical
 from .durations import DUR_RE, dur_unit, iso_duration
 from .money import CUR_CODE_RE, CUR_SYM_RE, CUR_WORDS_RE, currency_code
 from .numbers import ABBR_SCALE, SCALE_WORDS, to_decimal
-from .records import ScanContext, Value, canonical
 from .references import is_reference
 from .words import NUMBER_WORDS, PCT_WORDS_RE, WORD_RUN, last_word, parse_number_words
 

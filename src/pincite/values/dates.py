@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from .base import ScanContext, Value
 from .durations import DUR_RE
-from .records import ScanContext, Value
 from .words import NUMBER_WORDS, PCT_WORDS_RE, WORD_RUN, alternation
 
 MONTHS: dict[str, int] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from .records import canonical
+from .base import canonical
 
 DUR_RE = (r"(?i:(?P<du>(?P<dk>business|calendar|working|banking|trading)\s{1,3}days?|years?"
           r"|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|a[ñn]os?|meses|mes|semanas?"

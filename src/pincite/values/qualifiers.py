@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .records import Qualifier, ScanContext, Value
+from .base import Qualifier, ScanContext, Value
 from .words import last_word
 
 _PRE_Q = (

@@ -7,11 +7,11 @@ from dataclasses import replace
 from decimal import Decimal
 
 from .amounts import number_value
+from .base import ScanContext, Value, canonical
 from .dates import DIGIT_LED_RE, LETTER_LED_RE, TRIGGER_RE, date_value, period_value
 from .durations import dur_unit, iso_duration
 from .numbers import NUM_RE
 from .qualifiers import qualify
-from .records import ScanContext, Value, canonical
 from .words import parse_number_words
 
 _DIGITS_RE = re.compile(r"(?<![\w.,/:])[0-9]")

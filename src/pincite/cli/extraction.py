@@ -1,0 +1,93 @@
+"""`pincite extract`: fill a schema from a case of documents; write records.json and
+report.html (the dictamen)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any
+
+import typer
+
+from .options import AsOpt, JsonOpt, StoreOpt
+
+cli: Any = None  # the pincite.cli module, set by register()
+
+
+def register(app: typer.Typer, cli_module: ModuleType) -> None:
+    """Add `extract` to `app`."""
+    global cli
+    cli = cli_module
+    app.command("extract")(extract)
+
+
+def extract(
+    docs: Annotated[list[str], typer.Argument(help="The case's documents: source ids (or SOURCE@rN).")],
+    schema: Annotated[Path, typer.Option("--schema", help="Schema file (YAML or JSON).")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Write records.json and report.html into this folder.")] = None,
+    case: Annotated[str | None, typer.Option(
+        "--case", help="Case id (default: a digest of the source ids).")] = None,
+    model_endpoint: Annotated[str | None, typer.Option(
+        "--model-endpoint", help="OpenAI-compatible chat endpoint for the model-backed extractor "
+        "(default: $PINCITE_MODEL_ENDPOINT; without one the deterministic extractor runs).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name at the endpoint.")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Extract one record per schema field from DOCS read as one case; validate, decide
+    (show / flag / review / abstain) and queue what needs a person.
+
+    Example: pincite extract --schema examples/tender/schema.yaml tender/pliego.pdf \\
+    tender/anexo-tecnico.docx --as demo:ana:analysts --out reports/dictamen
+    """
+    from ..extract import records_json
+    from ..extract.run import run_extraction
+    from ..extract.schema import load_schema
+
+    endpoint = model_endpoint or os.environ.get("PINCITE_MODEL_ENDPOINT")
+    with cli._errors(), cli._library(store) as lib:
+        sch = load_schema(schema)
+        extractor = None
+        if endpoint:
+            from ..extract.model_adapter import ModelExtractor
+
+            extractor = ModelExtractor.from_endpoint(endpoint, model)
+        from ..review.calibration import calibrated_thresholds
+        from ..review.queue import sample_audit_selector
+
+        tenant = cli._principal(as_).tenant
+        thresholds = calibrated_thresholds(lib.store, tenant, sch)
+        result = run_extraction(lib.store, cli._principal(as_), sch, docs, case_id=case,
+                                extractor=extractor, thresholds=thresholds,
+                                audit=sample_audit_selector(lib.store, tenant))
+        doc = records_json(result.records, run=result.run)
+        if out is not None:
+            from ..extract.report import write_outputs
+
+            write_outputs(out, doc, result.case, sch)
+    if json_:
+        cli._emit(doc)
+        return
+    _print_table(result.records)
+    typer.echo(f"run {result.run['run_id']}  case {result.run['case_id']}  "
+               f"new review items {result.queued}")
+    if out is not None:
+        typer.echo(f"wrote {out / 'records.json'} and {out / 'report.html'}")
+
+
+def _print_table(records: list[Any]) -> None:
+    import json
+
+    for r in records:
+        if r.outcome == "abstain":
+            shown = "not stated in the document"
+        else:
+            shown = json.dumps(r.value, ensure_ascii=False)
+            if len(shown) > 60:
+                shown = shown[:57] + "…"
+        where = r.provenance[0].locator if r.provenance else ""
+        typer.echo(f"{r.outcome:8} {r.field:42} {shown:62} {where}  "
+                   f"conf {r.confidence:.2f} ({r.reason})")

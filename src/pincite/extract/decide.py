@@ -1,0 +1,58 @@
+"""The abstention rule (seed 000 §04): what the interface may do with a field.
+
+The order matters: absence, conflict and unverified citations are checked before
+confidence, because a confident record with a citation that does not resolve is worse
+than a hesitant one.
+
+| in this order                                   | outcome  | reason                |
+|-------------------------------------------------|----------|-----------------------|
+| status absent and no provenance                 | ABSTAIN  | `not_stated`          |
+| status conflicting                              | REVIEW   | `conflicting`         |
+| any citation not verified (or none for a value) | REVIEW   | `unverified_citation` |
+| a validation error (type, range, postcondition) | REVIEW   | `schema_violation`    |
+| confidence >= tau_show                          | SHOW     | `above_tau_show`      |
+| confidence >= tau_flag                          | FLAG     | `above_tau_flag`      |
+| otherwise                                       | REVIEW   | `low_confidence`      |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from .records import FieldRecord
+
+
+class Outcome(Enum):
+    SHOW = "show"
+    FLAG = "flag"
+    REVIEW = "review"
+    ABSTAIN = "abstain"
+
+
+REVIEW_REASONS = ("conflicting", "unverified_citation", "schema_violation", "low_confidence")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """An outcome with its reason code and the thresholds it was decided with."""
+
+    outcome: Outcome
+    reason: str
+
+
+def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
+    """Return the outcome of one validated record under the thresholds."""
+    if r.status == "absent" and not r.provenance:
+        return Decision(Outcome.ABSTAIN, "not_stated")
+    if r.status == "conflicting":
+        return Decision(Outcome.REVIEW, "conflicting")
+    if (r.value is not None and not r.provenance) or not all(c.quote_verified for c in r.provenance):
+        return Decision(Outcome.REVIEW, "unverified_citation")
+    if r.validation_errors:
+        return Decision(Outcome.REVIEW, "schema_violation")
+    if r.confidence >= tau_show:
+        return Decision(Outcome.SHOW, "above_tau_show")
+    if r.confidence >= tau_flag:
+        return Decision(Outcome.FLAG, "above_tau_flag")
+    return Decision(Outcome.REVIEW, "low_confidence")

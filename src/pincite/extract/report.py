@@ -1,0 +1,165 @@
+"""The outputs of an extraction: `records.json` and a self-contained `report.html`.
+
+`report.html` is the dictamen: one row per field with an outcome badge, the value (or
+"not stated in the document"; a REVIEW candidate is shown as a candidate, never as
+fact), the quote in its context with the value marked, the document, locator and page,
+and for PDFs a crop of the page image with the cited boxes highlighted. Page images are
+embedded once per page as CSS data URIs, so the file opens anywhere without a server.
+Both files are written to a temporary name and renamed, so a crash leaves the previous
+pair or the new one.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from .case import Case, CaseDoc
+from .schema import Schema
+
+CONTEXT = 160
+PX_PER_PT = 0.9
+CROP_PT = 150.0
+BADGES = {"show": "show", "flag": "verify", "review": "review", "abstain": "not stated"}
+
+
+def format_value(value: Any) -> str:
+    """Return a typed value as a short human-readable string."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        if set(value) == {"required"} and value["required"] is False:
+            return "not required (stated)"
+        if "amount" in value:
+            amount = value["amount"]
+            s = f"{amount:,.2f}" if isinstance(amount, float) else f"{amount:,}"
+            out = f"{s} {value.get('currency', '')}".strip()
+            if value.get("vat"):
+                out += f" · VAT {value['vat']}"
+            if value.get("basis"):
+                out += f" · basis {value['basis']}"
+            return out
+        if "percent" in value:
+            return f"{value['percent']} %"
+        if "unit" in value and "value" in value:
+            return f"{value['value']} {value['unit']}"
+        if "date" in value:
+            return " ".join(str(value[k]) for k in ("date", "time", "tz") if value.get(k))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class _Pages:
+    """Page images of the case's PDFs, rendered once each, as CSS classes."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.styles: dict[tuple[str, int], tuple[str, float, float]] = {}
+        self.uris: list[tuple[str, str]] = []
+
+    def page(self, doc: CaseDoc, page: int) -> tuple[str, float, float] | None:
+        if doc.rev.media_type != "application/pdf":
+            return None
+        key = (doc.doc_id, page)
+        if key not in self.styles:
+            from ..parse.pdf.render import render_page_png
+
+            data = self.case.verifier.store.blobs.get(doc.rev.tenant, doc.rev.sha256)
+            png, w, h = render_page_png(data, page, scale=1.5)
+            cls = f"pg{len(self.styles) + 1}"
+            self.uris.append((cls, "data:image/png;base64," + base64.b64encode(png).decode()))
+            self.styles[key] = (cls, w, h)
+        return self.styles[key]
+
+
+def _crop(pages: _Pages, doc: CaseDoc, p: dict[str, Any]) -> dict[str, Any] | None:
+    page = p.get("page")
+    boxes = [(b["page"], b["bbox"]) for b in p.get("boxes", ())] or (
+        [(page, p["bbox"])] if p.get("bbox") else [])
+    boxes = [(pg, b) for pg, b in boxes if pg == page]
+    if not page or not boxes:
+        return None
+    info = pages.page(doc, page)
+    if info is None:
+        return None
+    cls, w, h = info
+    k = PX_PER_PT
+    top = min(b[1] for _, b in boxes)
+    bottom = max(b[3] for _, b in boxes)
+    y0 = max(0.0, min(top - 30.0, h - CROP_PT - (bottom - top)))
+    height = min(h, (bottom - top) + 60.0, 400.0)
+    return {"cls": cls, "w": round(w * k), "h": round(max(height, 60.0) * k),
+            "bw": round(w * k), "bh": round(h * k), "oy": round(y0 * k),
+            "boxes": [(round(b[0] * k), round((b[1] - y0) * k), round((b[2] - b[0]) * k),
+                       round((b[3] - b[1]) * k)) for _, b in boxes]}
+
+
+def _evidence(case: Case, pages: _Pages, rec: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    vs = rec.get("value_span") or {}
+    for p in rec.get("provenance", ()):
+        doc = case.doc(p["doc_id"])
+        s, e = p["char_start"], p["char_end"]
+        ev: dict[str, Any] = {"doc_id": p["doc_id"], "locator": p["locator"], "page": p.get("page"),
+                              "verified": p.get("quote_verified"),
+                              "verify_reason": p.get("verify_reason")}
+        if doc is None:
+            ev.update(before="", q_before=p["quote"], q_value="", q_after="", after="", crop=None)
+            out.append(ev)
+            continue
+        text = doc.text
+        a, b = s, s
+        if vs.get("doc_id") == p["doc_id"] and s <= vs["char_start"] < vs["char_end"] <= e:
+            a, b = vs["char_start"], vs["char_end"]
+        ev.update(before=text[max(0, s - CONTEXT):s], q_before=text[s:a], q_value=text[a:b],
+                  q_after=text[b:e], after=text[e:e + CONTEXT], crop=_crop(pages, doc, p))
+        out.append(ev)
+    return out
+
+
+def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
+    """Return the dictamen HTML of a `records.json` document."""
+    env = Environment(loader=PackageLoader("pincite", "templates"),
+                      autoescape=select_autoescape(["html"]))
+    pages = _Pages(case)
+    rows = []
+    counts = {k: 0 for k in BADGES}
+    for rec in doc["records"]:
+        counts[rec["outcome"]] = counts.get(rec["outcome"], 0) + 1
+        spec = schema.field(rec["field"])
+        rows.append({
+            "field": rec["field"], "hard": rec.get("hard"), "description": spec.description,
+            "outcome": rec["outcome"], "badge": BADGES.get(rec["outcome"], rec["outcome"]),
+            "reason": rec["reason"], "confidence": None if rec["outcome"] == "abstain" else rec["confidence"],
+            "value_text": format_value(rec["value"]),
+            "alternatives": [format_value(a.get("value")) for a in rec.get("alternatives", ())],
+            "evidence": _evidence(case, pages, rec),
+        })
+    lang = (schema.languages or ("en",))[0]
+    return env.get_template("report.html").render(
+        run=doc["run"], rows=rows, counts=counts, schema_name=schema.name,
+        page_styles=pages.uris, lang=lang)
+
+
+def write_outputs(out: Path, doc: dict[str, Any], case: Case, schema: Schema,
+                  names: Sequence[str] = ("records.json", "report.html")) -> None:
+    """Write `records.json` and `report.html` into `out` (each atomically)."""
+    out.mkdir(parents=True, exist_ok=True)
+    _write_atomic(out / names[0], json.dumps(doc, ensure_ascii=False, indent=2).encode("utf-8"))
+    _write_atomic(out / names[1], render_report(doc, case, schema).encode("utf-8"))

@@ -1,0 +1,484 @@
+"""PDF pages → visual lines, read in bulk through pdfium's raw API (used by `pdf.py`).
+
+Per page: the text in one call, the loose box of every character in one tight C-level
+loop, the rest per line or per page object. A line keeps its characters' boxes (origin at
+the top-left of the page as shown: crop box, /Rotate applied) and marks the characters
+that are not glyphs (`holes`: spaces pdfium generated or this module inserted).
+
+The boxes stay in bulk: one float64 array per page, turned to the page as shown with
+array arithmetic; a line's boxes are rows of it (`CharBoxes`), read as tuples only where
+table detection asks, and its extent comes from one reduction per page. The layer
+builder takes the rows as they are.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
+from ctypes import c_int
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+from ...model import Box
+from .objects import Rule, page_objects
+
+GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
+GAP_TIGHT = 0.12  # … or wider than this one before a word that starts after a number
+GAP_WIDE = 0.75  # a gap wider than this × line height may part two table cells
+_CLOSERS = ".,;:)]}\u201d\""  # not apostrophes: "don't" is one word
+HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
+HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
+ZERO: Box = (0.0, 0.0, 0.0, 0.0)
+ZERO_ROW = np.zeros((1, 4))  # ZERO as a row of boxes (shared: never written to)
+_BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
+_CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
+_CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
+_ENUM_RE = re.compile(r"[\s(\[]*(?:§\s*|section\s+|article\s+)?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxlc]{1,5})[.):\]]?\s*$",
+                      re.IGNORECASE)
+_BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+
+class CharBoxes(Sequence[Box]):
+    """A line's character boxes as shown: `rows`, an (n, 4) float64 array (x0, top, x1,
+    bottom per character; rows of the page's array, shared: never written to), read as
+    tuples of floats."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    @classmethod
+    def of(cls, boxes: Iterable[Box]) -> CharBoxes:
+        """Return the boxes of a list of tuples."""
+        return cls(np.array(list(boxes), dtype=np.float64).reshape(-1, 4))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return list(map(tuple, self.rows[i].tolist()))
+        return tuple(self.rows[i].tolist())
+
+    def __iter__(self) -> Iterator[Box]:
+        return map(tuple, self.rows.tolist())  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CharBoxes):
+            return bool(np.array_equal(self.rows, other.rows))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(slots=True)
+class Line:
+    """One visual line: text, one box per character (ZERO at `holes`), and its own box."""
+
+    page: int
+    text: str
+    boxes: CharBoxes
+    holes: list[int]
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    height: float
+    bold: bool
+    hidden: bool
+    dbox: Box  # the line's box as shown (x0 … bottom above are in the text's frame)
+    hyphen_join: bool = False  # pdfium joined the next line after a hyphen (HYPHEN_MARK)
+    wide: int = 0  # gaps wide enough to part table cells (a hint for table detection)
+    page_break: bool = False  # a printed page ended just before this line
+
+
+@dataclass(slots=True)
+class Page:
+    """A page's size as shown, and its lines; line geometry (not the character boxes) is
+    in the frame where the text reads left to right, `frame_height` high."""
+
+    number: int
+    width: float
+    height: float
+    lines: list[Line]
+    chars: int
+    frame_height: float = 0.0
+    turned: bool = False  # the text reads in another frame than the page as shown
+    rules: list[Rule] = field(default_factory=list)  # ruling lines in PDF space
+    to_shown: Any = None  # maps PDF box columns to the page as shown (see `_transform`)
+
+    def rulings(self) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+        """Return the rulings as shown: horizontal (y, x0, x1), vertical (x, top, bottom)."""
+        if not self.rules:
+            return [], []
+        return _shown_rules(self.rules, self.to_shown)
+
+
+def _frame(fn: Any, page: int) -> tuple[float, float, float, float]:
+    """Return the page's visible area in PDF space (crop box within media box, inherited
+    attributes resolved by pdfium): left, bottom, right, top."""
+    rect = fn.rect_type()
+    if not fn.bbox(page, ctypes.addressof(rect)):
+        return 0.0, 0.0, 612.0, 792.0
+    box = (min(rect.left, rect.right), min(rect.bottom, rect.top),
+           max(rect.left, rect.right), max(rect.bottom, rect.top))
+    if not all(math.isfinite(v) for v in box) or box[2] - box[0] < 1 or box[3] - box[1] < 1:
+        return 0.0, 0.0, 612.0, 792.0
+    return box
+
+
+def _transform(box: tuple[float, float, float, float], rot: int) -> tuple[float, float, Any]:
+    """Return (width, height, f): f maps PDF box columns (l, t, r, b), float64 arrays, to
+    the columns (x0, top, x1, bottom) of the page turned `rot` quarter turns clockwise."""
+    L, B, R, T = box
+
+    def off(c: float, v: np.ndarray) -> np.ndarray:  # v - c
+        return v if c == 0 else v - c
+
+    def flip(c: float, v: np.ndarray) -> np.ndarray:  # c - v
+        return c - v
+
+    def f(x0: np.ndarray, y1: np.ndarray, x1: np.ndarray, y0: np.ndarray,
+          ) -> tuple[np.ndarray, ...]:
+        if rot == 0:
+            return off(L, x0), flip(T, y1), off(L, x1), flip(T, y0)
+        if rot == 1:
+            return off(B, y0), off(L, x0), off(B, y1), off(L, x1)
+        if rot == 2:
+            return flip(R, x1), off(B, y0), flip(R, x0), off(B, y1)
+        return flip(T, y1), flip(R, x1), flip(T, y0), flip(R, x0)
+
+    return (T - B, R - L, f) if rot in (1, 3) else (R - L, T - B, f)
+
+
+def _upright(text: str, left: np.ndarray, bottom: np.ndarray, default: int) -> int:
+    """Return the quarter turns that make most of the page's text read left to right."""
+    n = len(text)
+    step = max(1, n // 200)
+    ks = np.arange(0, n - 1, step)  # a sample of pairs of letters or digits
+    ok = np.array([c0.isalnum() and c1.isalnum()
+                   for c0, c1 in zip(text[0:n - 1:step], text[1:n:step], strict=True)], dtype=bool)
+    dx, dy = left[ks + 1] - left[ks], bottom[ks + 1] - bottom[ks]
+    across = ok & (np.abs(dx) > 2 * np.abs(dy))
+    down = ok & ~across & (np.abs(dy) > 2 * np.abs(dx))
+    votes = [int(np.count_nonzero(across & (dx > 0))), int(np.count_nonzero(down & (dy > 0))),
+             int(np.count_nonzero(across & ~(dx > 0))), int(np.count_nonzero(down & ~(dy > 0)))]
+    if votes[2]:
+        rtl = sum(unicodedata.bidirectional(text[k]) in ("R", "AL") for k in ks[ok].tolist())
+        if rtl > sum(votes) / 2:  # right-to-left script: the glyphs run backwards
+            votes[0] += votes[2]
+            votes[2] = 0
+    best = max(range(4), key=votes.__getitem__)
+    return best if votes[best] > 2 * votes[default] + 3 else default
+
+
+def _shown_rules(rules: list[Rule], transform: Any
+                 ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    """Return the rulings as shown: horizontal (y, x0, x1) and vertical (x, top, bottom)."""
+    cols = np.array(rules, dtype=np.float64).reshape(-1, 4)
+    x0, top, x1, bottom = (c.tolist() for c in transform(cols[:, 0], cols[:, 3],
+                                                         cols[:, 2], cols[:, 1]))
+    h: list[tuple[float, float, float]] = []
+    v: list[tuple[float, float, float]] = []
+    for a, t, b, u in zip(x0, top, x1, bottom, strict=True):
+        if abs(u - t) <= abs(b - a):
+            h.append(((t + u) / 2, min(a, b), max(a, b)))
+        else:
+            v.append(((a + b) / 2, min(t, u), max(t, u)))
+    return h, v
+
+
+def read_page(fn: Any, doc: int, index: int) -> Page:
+    """Return the lines of page `index` (0-based) of the document handle, in pdfium's order."""
+    number = index + 1
+    page = fn.load_page(doc, index)
+    if not page:
+        return Page(number, 0.0, 0.0, [], 0)
+    textpage = None
+    try:
+        box = _frame(fn, page)
+        rot = fn.rotation(page) % 4
+        width, height, transform = _transform(box, rot)
+        textpage = fn.load_text(page)
+        n = fn.count_chars(textpage) if textpage else 0
+        if n <= 0:
+            return Page(number, width, height, [], 0, height)
+        buf = (ctypes.c_ushort * (n + 1))()
+        got = fn.get_text(textpage, 0, n, ctypes.addressof(buf))
+        text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
+        if len(text) != n:  # surrogate pairs or excluded chars: one call per char
+            text = "".join(
+                HYPHEN_MARK if u == 2 else  # GetUnicode's code for the joined hyphen
+                chr(u) if u < 0x110000 and not 0xD800 <= u < 0xE000 else "\ufffd"
+                for u in map(fn.unicode, repeat(textpage, n), range(n)))
+        if _CONTROL_RE.search(text):
+            text = text.translate(_CONTROLS)
+        rects = (fn.rect_type * n)()
+        base = ctypes.addressof(rects)
+        list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
+        raw = np.frombuffer(rects, dtype=np.float32).astype(np.float64).reshape(n, 4)
+        if not np.isfinite(raw).all():  # a damaged font or matrix: no box for those
+            raw[~(np.abs(raw) < 1e7)] = 0.0
+        ltrb = raw[:, 0], raw[:, 1], raw[:, 2], raw[:, 3]
+        shown = np.stack(transform(*ltrb), axis=1)
+        up = _upright(text, ltrb[0], ltrb[3], rot)
+        fw, fh, turn = (width, height, None) if up == rot else _transform(box, up)
+        frame = shown if turn is None else np.stack(turn(*ltrb), axis=1)
+        generated = [k for k in np.flatnonzero(shown[:, 0] == shown[:, 2]).tolist()
+                     if text[k] == " " and fn.generated(textpage, k)]  # no box: made up
+        boxes = shown
+        if generated:
+            boxes = shown.copy()
+            boxes[generated] = 0.0
+        hidden_mask: list[bool] | None = None
+        hidden, rules = page_objects(fn, page, box)
+        if hidden:
+            hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
+        ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, shown, frame,
+                        generated, hidden_mask)
+        out = Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None)
+        if rules:
+            out.rules, out.to_shown = rules, transform
+        return out
+    finally:
+        if textpage:
+            fn.close_text(textpage)
+        fn.close_page(page)
+
+
+def _extents(rows: np.ndarray, spans: list[tuple[int, int]]) -> list[list[float]]:
+    """Return the union box [x0, top, x1, bottom] of `rows[a:b]` for each span: spans are
+    non-empty, in order and disjoint."""
+    if not spans:
+        return []
+    idx = [i for span in spans for i in span]
+    if idx[-1] == len(rows):
+        idx.pop()  # the last span runs to the end
+    lo = np.minimum.reduceat(rows, idx, axis=0)[0::2]
+    hi = np.maximum.reduceat(rows, idx, axis=0)[0::2]
+    out: list[list[float]] = np.concatenate((lo[:, :2], hi[:, 2:]), axis=1).tolist()
+    return out
+
+
+@dataclass(slots=True)
+class _PageText:
+    fn: Any
+    textpage: int
+    number: int
+    width: float  # as shown
+    height: float
+    fwidth: float  # in the frame where the text reads left to right
+    fheight: float
+    text: str
+    boxes: np.ndarray  # as shown, (n, 4), ZERO at the spaces pdfium made up
+    shown: np.ndarray  # the same with every box
+    frame: np.ndarray  # the same in the text's frame
+    generated: list[int]
+    hidden_mask: list[bool] | None
+    wide: list[int] = field(default_factory=list)  # glyphs after a wide gap (GAP_WIDE)
+
+    def lines(self) -> list[Line]:
+        """Split pdfium's lines where it joined two visual lines or hidden and visible text;
+        note where glyphs stand apart with no space between them."""
+        text, n = self.text, len(self.text)
+        F = self.frame
+        item = F.item  # (k, column): x0 0, top 1, x1 2, bottom 3
+        # candidates: a visible gap after char k, or a jump backwards (a new line)
+        gaps = F[1:, 0] - F[:-1, 2]
+        cands: list[int] = np.flatnonzero((gaps > 0.5) | (gaps < -2.0)).tolist()
+        cgaps: list[float] = gaps[cands].tolist()  # the gap after each candidate
+        runs: list[tuple[int, int, bool]] = []
+        pos = 0
+        for m in _BREAK_RE.finditer(text):
+            if m.group() == HYPHEN_MARK:  # keep the mark: it is the hyphen glyph
+                runs.append((pos, m.end(), True))
+            else:
+                runs.append((pos, m.start(), False))
+            pos = m.end()
+        runs.append((pos, n, False))
+        # runs of text set vertically (three times taller than wide): one line as they are
+        long = [(a, b) for a, b, _ in runs if b - a > 2]
+        vertical = {span for span, (x0, top, x1, bottom) in zip(long, _extents(F, long), strict=True)
+                    if bottom - top > 3 * (x1 - x0)}
+        specs: list[tuple[list[tuple[int, int]], bool]] = []  # (pieces, hyphen_join)
+        ci = 0
+        wide = self.wide
+        for a, b, hy in runs:
+            cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
+            ci = bisect_left(cands, a, ci)
+            if (a, b) in vertical:
+                ci = bisect_left(cands, b - 1, ci)
+            while ci < len(cands) and cands[ci] < b - 1:
+                k, gap = cands[ci], cgaps[ci]
+                ci += 1
+                p, q = k, k + 1  # the glyphs on either side, spaces skipped
+                while p > a and text[p].isspace():
+                    p -= 1
+                while q < b - 1 and text[q].isspace():
+                    q += 1
+                h = item(p, 3) - item(p, 1)
+                if h <= 0 or text[p].isspace() or text[q].isspace():
+                    continue
+                if abs(item(q, 1) - item(p, 1)) > 0.6 * h and abs(item(q, 3) - item(p, 3)) > 0.6 * h:
+                    cuts.append((q, True))
+                    continue
+                if item(q, 0) - item(p, 2) > GAP_WIDE * h and not (
+                        p - a < 12 and _ENUM_RE.match(text, a, p + 1)):
+                    wide.append(q)  # not the gap after a list number ("(a)   The …")
+                if p == k and q == k + 1 and gap > GAP_TIGHT * h and text[k] not in HYPHENS:
+                    c0, c1 = text[k], text[q]
+                    # a narrower gap is a space where a word starts after a number or a
+                    # closing mark, or a capital after a small letter ("2.2Weekly")
+                    if gap > GAP_SPACE * h or c1.isalpha() and (
+                            c0.isdigit() or c0 in _CLOSERS or c0.islower() and c1.isupper()):
+                        cuts.append((q, False))
+            mask = self.hidden_mask
+            if mask is not None:
+                cuts.extend((k + 1, True) for k in range(a, b - 1) if mask[k] != mask[k + 1])
+                cuts.sort()
+            start = a
+            pieces: list[tuple[int, int]] = []
+            for k, new_line in cuts + [(b, True)]:
+                pieces.append((start, k))
+                start = k
+                if new_line:
+                    specs.append((pieces, hy and k == b))
+                    pieces = []
+        return self._lines(specs)
+
+    def _lines(self, specs: list[tuple[list[tuple[int, int]], bool]]) -> list[Line]:
+        """Return the lines of (pieces, hyphen_join), spaces around them trimmed."""
+        text = self.text
+        spans: list[tuple[int, int]] = []
+        kept: list[tuple[list[tuple[int, int]], bool]] = []
+        for pieces, hyphen_join in specs:
+            a, b = pieces[0][0], pieces[-1][1]
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            if a < b:
+                spans.append((a, b))
+                kept.append((pieces, hyphen_join))
+        boxes = _extents(self.frame, spans)
+        shown = boxes if self.frame is self.shown else _extents(self.shown, spans)
+        return [self._line(pieces, hyphen_join, a, b, box, dbox)
+                for (pieces, hyphen_join), (a, b), box, dbox
+                in zip(kept, spans, boxes, shown, strict=True)]
+
+    def _line(self, pieces: list[tuple[int, int]], hyphen_join: bool, a: int, b: int,
+              box: list[float], shown: list[float]) -> Line:
+        """Return the line of `pieces` (text[a:b] is its text less the spaces around it;
+        `box` its union box in the text's frame, `shown` as shown)."""
+        text = self.text
+        parts: list[str] = []
+        rows: list[np.ndarray] = []
+        holes: list[int] = []
+        size = 0
+        gen = self.generated
+        for p, q in pieces:
+            p, q = max(p, a), min(q, b)
+            if p >= q:
+                continue
+            if parts and not parts[-1][-1].isspace() and not text[p].isspace():
+                holes.append(size)
+                parts.append(" ")
+                rows.append(ZERO_ROW)
+                size += 1
+            i = bisect_left(gen, p)
+            while i < len(gen) and gen[i] < q:
+                holes.append(size + gen[i] - p)
+                i += 1
+            parts.append(text[p:q])
+            rows.append(self.boxes[p:q])
+            size += q - p
+        s = "".join(parts)
+        boxes = CharBoxes(rows[0] if len(rows) == 1 else np.concatenate(rows))
+        x0, top, x1, bottom = box
+        m = (a + b) // 2
+        h = self.frame.item(m, 3) - self.frame.item(m, 1)
+        if h <= 0:
+            h = bottom - top
+        hidden = bool(self.hidden_mask and self.hidden_mask[a])
+        if x1 < 0 or x0 > self.fwidth or bottom < 0 or top > self.fheight or 0 < bottom - top < 1:
+            hidden = True  # outside the page or too small to read
+        clamp = x0 < 0 or top < 0 or x1 > self.fwidth or bottom > self.fheight
+        if clamp:
+            w, ht = self.width, self.height
+            boxes = CharBoxes.of([(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
+                                   min(max(c[2], 0.0), w), min(max(c[3], 0.0), ht))
+                                  for c in boxes])
+        bold = self._bold(a) and self._bold(b - 1)
+        dbox = (shown[0], shown[1], shown[2], shown[3])
+        if clamp:
+            w, ht = self.width, self.height
+            dbox = (min(max(dbox[0], 0.0), w), min(max(dbox[1], 0.0), ht),
+                    min(max(dbox[2], 0.0), w), min(max(dbox[3], 0.0), ht))
+        line = Line(self.number, s, boxes, holes, x0, top, x1, bottom, h, bold, hidden,
+                    dbox, hyphen_join)
+        wide = self.wide
+        if wide and wide[-1] > a:
+            line.wide = bisect_left(wide, b) - bisect_left(wide, a + 1)
+        if "   " in s:  # spaces set out a column in a fixed-pitch layout
+            line.wide += 1
+        if not s.isascii() and not unicodedata.is_normalized("NFC", s):
+            _compose(line)
+        return line
+
+    def _bold(self, k: int) -> bool:
+        if self.fn.weight(self.textpage, k) >= 600:
+            return True
+        name = _NAME_BUF
+        self.fn.font_info(self.textpage, k, _NAME_ADDR, len(name), _FLAGS_ADDR)
+        key = name.value
+        found = _BOLD_NAMES.get(key)
+        if found is None:
+            found = _BOLD_NAMES[key] = _BOLD_RE.search(key.decode("latin-1")) is not None
+            if len(_BOLD_NAMES) > 4096:
+                _BOLD_NAMES.clear()
+        return found
+
+
+# one buffer for font names (pdfium is single-threaded: so is this module)
+_NAME_BUF = ctypes.create_string_buffer(256)
+_NAME_ADDR = ctypes.addressof(_NAME_BUF)
+_FLAGS = c_int()
+_FLAGS_ADDR = ctypes.addressof(_FLAGS)
+_BOLD_NAMES: dict[bytes, bool] = {}  # font name → whether it names a bold face
+
+
+def _compose(line: Line) -> None:
+    """Put the line's text in NFC one character (or combining sequence) at a time, so each
+    character keeps a box: composed pairs get the union of their boxes."""
+    if not any(map(unicodedata.combining, line.text)):  # one character for one: same boxes
+        line.text = line.text.translate({
+            ord(ch): c for ch in set(line.text)
+            if not ch.isascii() and len(c := unicodedata.normalize("NFC", ch)) == 1})
+        return
+    holes = set(line.holes)
+    out: list[str] = []
+    boxes: list[Box] = []
+    new_holes: list[int] = []
+    for i, (ch, box) in enumerate(zip(line.text, line.boxes, strict=True)):
+        if out and unicodedata.combining(ch):
+            comp = unicodedata.normalize("NFC", out[-1] + ch)
+            if len(comp) == 1:
+                out[-1] = comp
+                prev = boxes[-1]
+                if i not in holes and prev != ZERO:
+                    boxes[-1] = (min(prev[0], box[0]), min(prev[1], box[1]),
+                                 max(prev[2], box[2]), max(prev[3], box[3]))
+                continue
+        one = unicodedata.normalize("NFC", ch)
+        if i in holes:
+            new_holes.append(len(out))
+        out.append(one if len(one) == 1 else ch)
+        boxes.append(box)
+    line.text, line.boxes, line.holes = "".join(out), CharBoxes.of(boxes), new_holes

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import pincite
-from pincite.index.generations import GenerationInvalid, build, check_generation, publish
+from pincite.errors import GenerationInvalid
+from pincite.index.generations import build, check_generation, publish
 from pincite.model import Principal
 from pincite.retrieve.dense import dense_candidates, search_graph, use_graph
 from pincite.retrieve.search import search

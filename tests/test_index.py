@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 import pincite
-from pincite.embed import HashEmbedder, SpaceMismatch
-from pincite.errors import UsageError
-from pincite.index.generations import GenerationInvalid, check_generation, prune
+from pincite.embed import HashEmbedder
+from pincite.errors import GenerationInvalid, IndexUnavailable, SpaceMismatch, UsageError
+from pincite.index.generations import check_generation, prune
 from pincite.index.policy import DEFAULT_POLICY, RankingPolicy
 from pincite.model import Principal
-from pincite.retrieve.search import IndexUnavailable
 from pincite.store.ann import DEFAULT_ANN_POLICY
 from pincite.store.vectors import vectors_path
 

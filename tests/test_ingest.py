@@ -125,7 +125,7 @@ def test_kill_after_commit_is_durable(tmp_path):
 
 
 def test_raise_before_commit_rolls_back_in_process(tmp_path, monkeypatch):
-    from pincite.faults import FaultInjected
+    from pincite.errors import FaultInjected
 
     with pincite.open(tmp_path / "s") as lib:
         monkeypatch.setenv("PINCITE_FAULTS", "ingest.before_commit=raise")

@@ -13,8 +13,9 @@ import zlib
 
 import pytest
 
+from pincite.errors import ParseFailure
 from pincite.limits import Limits
-from pincite.sources.inspect import Inspection, Quarantined, inspect
+from pincite.sources.inspect import Inspection, inspect
 
 LIMITS = Limits()
 
@@ -82,8 +83,8 @@ def xlsx(workbook: bytes = WORKBOOK) -> bytes:
 
 
 def quarantined(data: bytes, name: str | None = None, limits: Limits = LIMITS,
-                declared: str | None = None) -> Quarantined:
-    with pytest.raises(Quarantined) as info:
+                declared: str | None = None) -> ParseFailure:
+    with pytest.raises(ParseFailure) as info:
         inspect(data, name=name, limits=limits, declared=declared)
     assert info.value.detail
     return info.value
@@ -483,10 +484,11 @@ def test_pdf_with_junk_before_header_is_still_pdf() -> None:
                    limits=LIMITS).flags == ()
 
 
-def test_quarantined_reason_is_checked() -> None:
+def test_parse_failure_reason_is_checked() -> None:
     with pytest.raises(ValueError):
-        Quarantined("not_a_reason", "x")
-    q = Quarantined("zip_bomb", "detail")
+        ParseFailure("not_a_reason", "x")
+    q = ParseFailure("zip_bomb", "detail")
     import pickle
 
     assert (pickle.loads(pickle.dumps(q)).reason, str(q)) == ("zip_bomb", "zip_bomb: detail")
+    assert (type(q.reason), q.code, q.status) == (str, "parse_failure", 422)

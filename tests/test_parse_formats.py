@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from pincite.cite.locate import LocatorIndex, locator_at
 from pincite.errors import ParseFailure
 from pincite.limits import Limits
-from pincite.model import ELEMENT_KINDS, QUARANTINE_REASONS, TextLayer
+from pincite.model import TextLayer
+from pincite.vocab import ElementKind, QuarantineReason
 from pincite.parse import parse, parser_id
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "docling_testdata"
@@ -40,7 +41,7 @@ def check_layer(layer: TextLayer) -> None:
     """The contract every layer keeps: spans inside the text, tight, locators computable."""
     n = len(layer.text)
     for e in layer.elements:
-        assert e.kind in ELEMENT_KINDS
+        assert e.kind in set(ElementKind)
         assert 0 <= e.char_start < e.char_end <= n, e
         piece = layer.text[e.char_start:e.char_end]
         if e.kind not in ("table", "clause"):  # a table ends with its last row's empty cells
@@ -381,7 +382,7 @@ def test_html_empty_and_junk() -> None:
         try:
             check_layer(parse("html", junk))
         except ParseFailure as exc:
-            assert exc.reason in QUARANTINE_REASONS
+            assert exc.reason in set(QuarantineReason)
 
 
 # ---- DOCX ------------------------------------------------------------------------------
@@ -564,7 +565,7 @@ def test_docx_mutated_bytes_only_fail_typed() -> None:
         try:
             check_layer(parse("docx", rezip(good, mutate)))
         except ParseFailure as exc:
-            assert exc.reason in QUARANTINE_REASONS
+            assert exc.reason in set(QuarantineReason)
 
 
 # ---- XLSX ------------------------------------------------------------------------------
@@ -784,4 +785,4 @@ def test_real_files_truncated_fail_typed() -> None:
                 try:
                     check_layer(parse(kind, data[:cut]))
                 except ParseFailure as exc:
-                    assert exc.reason in QUARANTINE_REASONS
+                    assert exc.reason in set(QuarantineReason)

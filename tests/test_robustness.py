@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pincite.evals.robustness import run_robustness
-from pincite.model import QUARANTINE_REASONS
+from pincite.vocab import QuarantineReason
 
 from .conftest import DATA
 
@@ -20,7 +20,7 @@ def test_sweep_over_real_files_has_no_crash_no_hang_and_typed_reasons():
     assert result["crashes"] == []
     assert result["hangs"] == []
     assert set(result["by_status"]) <= {"new", "quarantined"}
-    assert set(result["by_reason"]) <= set(QUARANTINE_REASONS)
+    assert set(result["by_reason"]) <= set(QuarantineReason)
     reasons = {q["path"].rsplit("/", 1)[-1]: q["reason"] for q in result["quarantined"]}
     assert reasons["empty.pdf"] == "empty"
     assert reasons["password-example.pdf"] == "encrypted"

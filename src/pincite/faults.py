@@ -12,6 +12,8 @@ import os
 import signal
 import time
 
+from .errors import FaultInjected
+
 POINTS = (
     "blob.write",
     "blob.fsync",
@@ -27,10 +29,6 @@ POINTS = (
     "gen.after_pointer_swap",
     "delete.tombstone",
 )
-
-
-class FaultInjected(RuntimeError):
-    """Raised by a fault point configured with `raise`."""
 
 
 def hit(point: str) -> None:

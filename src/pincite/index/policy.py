@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..versioned import record_fields
+from ..model import record_fields
 
 SCHEMA_NAME = "pincite.ranking_policy"
 SCHEMA_VERSION = 1

@@ -1,9 +1,9 @@
 """Container checks on raw bytes — ZIP/OOXML packages and OLE2 compound files — done
 without trusting `zipfile`.
 
-One scanner serves both callers: `sources.inspect` (which turns a refusal into
-`Quarantined`) and the DOCX/XLSX parsers (through `parse.ooxml`, defence in depth). A
-refusal is `ParseFailure(reason, detail)` with a quarantine reason.
+One scanner serves both callers: `sources.inspect` and the DOCX/XLSX parsers (through
+`parse.ooxml`, defence in depth). A refusal is `ParseFailure(reason, detail)` with a
+quarantine reason, which the ingest records as a quarantined revision.
 
 Python's `zipfile` accepts zip bombs built from overlapping entries, entries whose
 declared size lies, and path-traversal names. This module reads the end-of-central-

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..store.ann import AnnPolicy, AnnUnavailable, Graph, search
+from ..errors import AnnUnavailable
+from ..store.ann import AnnPolicy, Graph, search
 from ..store.lru import LRU
 
 

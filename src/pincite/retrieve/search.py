@@ -29,14 +29,14 @@ from typing import Any
 import numpy as np
 
 from ..embed import Embedder, EmbeddingSpace
-from ..errors import NotFound, PinciteError, UsageError
+from ..errors import IndexUnavailable, NotFound, UsageError, VectorsUnavailable
 from ..index.analyze import analyze_query
 from ..index.policy import RankingPolicy, bm25_arrays
 from ..model import Principal
 from ..store import SQLiteStore, ann
 from ..store.lru import LRU
 from ..store.sqlite.index_store import AuthScope, ChunkRecord, GenerationRow
-from ..store.vectors import VectorsUnavailable, generation_dir, load_vectors, vectors_path
+from ..store.vectors import generation_dir, load_vectors, vectors_path
 from .bundle import EvidenceBundle, EvidenceItem
 from .dense import dense_candidates
 from .fusion import ranks, rrf
@@ -47,13 +47,6 @@ MAX_CACHED_MATRIX_BYTES = 64 << 20  # gathered authorized rows kept per cached u
 MAX_QUERY_CHARS = 4096
 CHANNELS = ("bm25", "dense")
 SERVABLE = ("published", "retired", "ready")
-
-
-class IndexUnavailable(PinciteError):
-    """No retrieval channel of the generation could be read."""
-
-    code = "index_unavailable"
-    status = 503
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 and ingestion as a publication protocol.
 
 - `inspect.inspect` decides the media kind from the bytes and quarantines hostile or
-  unreadable input (`Quarantined(reason, detail)`);
+  unreadable input (`errors.ParseFailure(reason, detail)`);
 - `sandbox.ParserSandbox` runs a parser in a resource-limited child process;
 - `ingest.Ingestor` composes them with the store.
 """

@@ -20,7 +20,7 @@ from ..limits import Limits
 from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry
 from ..parse import parser_id
 from ..store import QuarantineRecord, Store
-from .inspect import Quarantined, inspect
+from .inspect import inspect
 from .sandbox import ParserSandbox
 
 
@@ -114,8 +114,6 @@ class Ingestor:
         try:
             found = inspect(data, name=name, limits=self.limits)
             layer = self._parse(found.kind, data, password)
-        except Quarantined as q:
-            return self._quarantine(source_id, path, sha, len(data), q.reason, q.detail, at, data)
         except ParseFailure as f:
             return self._quarantine(source_id, path, sha, len(data), f.reason, f.detail, at, data)
         flags = tuple(sorted(set(found.flags) | set(layer.flags)))

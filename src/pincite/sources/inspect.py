@@ -10,8 +10,8 @@ are polyglots — bytes that read as two formats (a PDF with a ZIP appended, a Z
 Order of checks: size (`over_limit`), emptiness (`empty`), polyglots and sniffing,
 unsupported formats (`unsupported_type`, also for an executable named `.pdf`), the
 family contradiction (`type_mismatch`), then the format's own checks — ZIP structure and
-OOXML parts, OLE2 encryption (both `pincite.containers`, whose refusals become
-`Quarantined` here), PDF active content.
+OOXML parts, OLE2 encryption (both `pincite.containers`, whose refusals are
+`ParseFailure`s too), PDF active content.
 
 Decisions:
 - Text that is not valid UTF-8 is accepted when it reads as cp1252 text (fewer than 5%
@@ -42,9 +42,8 @@ from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import MEDIA_TYPES
 from ..parse import containers
-from .quarantine import Quarantined
 
-__all__ = ["Inspection", "Quarantined", "inspect"]
+__all__ = ["Inspection", "inspect"]
 
 _FAMILY = {"pdf": "pdf", "docx": "docx", "xlsx": "xlsx", "html": "html",
            "markdown": "text", "text": "text", "csv": "text"}
@@ -122,25 +121,22 @@ class Inspection:
 
 def inspect(data: bytes, *, name: str | None, limits: Limits,
             declared: str | None = None) -> Inspection:
-    """Return what `data` is; raise `Quarantined` when it must not reach a parser.
+    """Return what `data` is; raise `ParseFailure` when it must not reach a parser.
 
     `name` (a file name) and `declared` (a media kind or media type) are claims checked
     against the bytes; they never decide the format on their own.
     """
-    try:
-        return _inspect(data, name, limits, declared)
-    except ParseFailure as exc:  # a refusal of the container scanner
-        raise Quarantined(exc.reason, exc.detail) from exc
+    return _inspect(data, name, limits, declared)
 
 
 def _inspect(data: bytes, name: str | None, limits: Limits,
              declared: str | None) -> Inspection:
     if len(data) > limits.max_bytes:
-        raise Quarantined("over_limit", f"the file is {len(data)} bytes, over the "
-                          f"{limits.max_bytes}-byte limit")
+        raise ParseFailure("over_limit", f"the file is {len(data)} bytes, over the "
+                           f"{limits.max_bytes}-byte limit")
     if _EMPTY_RE.fullmatch(data, len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8)
                            else 0):
-        raise Quarantined("empty", "the file is empty or holds only whitespace")
+        raise ParseFailure("empty", "the file is empty or holds only whitespace")
     claims = _claims(name, declared)
     if data.startswith(containers.OLE_MAGIC) and data.find(b"%PDF-", 0, 1024) < 0:
         return _ole(data)
@@ -152,10 +148,10 @@ def _inspect(data: bytes, name: str | None, limits: Limits,
         return _zip(data, loc, claims, limits)
     for magic, what in _MAGIC:
         if data.startswith(magic):
-            raise Quarantined("unsupported_type", f"the file is {what}, not a format "
-                              "pincite reads (PDF, DOCX, XLSX, HTML, Markdown, text, CSV)")
+            raise ParseFailure("unsupported_type", f"the file is {what}, not a format "
+                               "pincite reads (PDF, DOCX, XLSX, HTML, Markdown, text, CSV)")
     if data.startswith(b"MZ") and b"\x00" in data[:64]:
-        raise Quarantined("unsupported_type", "the file is a Windows executable")
+        raise ParseFailure("unsupported_type", "the file is a Windows executable")
     return _textual(data, claims)
 
 
@@ -181,8 +177,8 @@ def _finish(kind: str, claims: list[tuple[str, str]], flags: tuple[str, ...] = (
     if check:
         for claimed, who in claims:
             if _FAMILY[claimed] != _FAMILY[kind]:
-                raise Quarantined("type_mismatch", f"{who} says {claimed} but the bytes are "
-                                  f"{kind}; rename the file or check where it came from")
+                raise ParseFailure("type_mismatch", f"{who} says {claimed} but the bytes are "
+                                   f"{kind}; rename the file or check where it came from")
     return Inspection(kind, MEDIA_TYPES[kind], tuple(sorted(set(flags))))
 
 
@@ -209,8 +205,8 @@ def _pdf_view(data: bytes, loc: containers.ZipLocation | None) -> bool:
     elif at and any(data.startswith(m) for m, _ in _MAGIC):
         other = next(w for m, w in _MAGIC if data.startswith(m))
     if other:
-        raise Quarantined("type_mismatch", f"the bytes are both a PDF and {other} (a polyglot "
-                          "file); pincite reads files that are one format only")
+        raise ParseFailure("type_mismatch", f"the bytes are both a PDF and {other} (a polyglot "
+                           "file); pincite reads files that are one format only")
     return True
 
 
@@ -239,19 +235,19 @@ def _in_stream(data: bytes, pos: int) -> bool:
 def _zip(data: bytes, loc: containers.ZipLocation | None, claims: list[tuple[str, str]],
          limits: Limits) -> Inspection:
     if loc is None:
-        raise Quarantined("malformed", "the ZIP archive has no end-of-directory record; it "
-                          "is truncated or damaged")
+        raise ParseFailure("malformed", "the ZIP archive has no end-of-directory record; it "
+                           "is truncated or damaged")
     containers.check_bounds(data, loc)
     entries = containers.read_directory(data, loc, limits)
     names = {e.name for e in entries}
     kinds = [k for k, part in (("docx", "word/document.xml"), ("xlsx", "xl/workbook.xml"))
              if part in names]
     if len(kinds) == 2:
-        raise Quarantined("type_mismatch", "the archive holds both a Word document and an "
-                          "Excel workbook")
+        raise ParseFailure("type_mismatch", "the archive holds both a Word document and an "
+                           "Excel workbook")
     if not kinds:
-        raise Quarantined("unsupported_type", f"the file is {_zip_what(names)}, not a DOCX "
-                          "or XLSX document")
+        raise ParseFailure("unsupported_type", f"the file is {_zip_what(names)}, not a DOCX "
+                           "or XLSX document")
     _finish(kinds[0], claims)
     flags = containers.scan_entries(data, entries, limits, loc.cd_start)
     return _finish(kinds[0], claims, flags, check=False)
@@ -271,8 +267,8 @@ def _zip_what(names: set[str]) -> str:
 
 def _ole(data: bytes) -> Inspection:
     containers.check_ole(data)
-    raise Quarantined("unsupported_type", "the file is a legacy Office document (.doc/.xls) "
-                      "or another OLE2 file; save it as DOCX or XLSX")
+    raise ParseFailure("unsupported_type", "the file is a legacy Office document (.doc/.xls) "
+                       "or another OLE2 file; save it as DOCX or XLSX")
 
 
 # --- HTML and text ----------------------------------------------------------------------
@@ -292,8 +288,8 @@ def _html_strength(head: bytes) -> int:
             end = s.find(b"?>")
             rest = s[end + 2:] if end >= 0 else b""
             if not re.search(rb"<(?:!doctype\s+html|html)[\s>/]", rest[:2048], re.I):
-                raise Quarantined("unsupported_type", "the file is XML, not a format pincite "
-                                  "reads (PDF, DOCX, XLSX, HTML, Markdown, text, CSV)")
+                raise ParseFailure("unsupported_type", "the file is XML, not a format pincite "
+                                   "reads (PDF, DOCX, XLSX, HTML, Markdown, text, CSV)")
             s = rest.lstrip(_WS)
         else:
             break
@@ -349,10 +345,10 @@ def _textual(data: bytes, claims: list[tuple[str, str]]) -> Inspection:
     sample, valid = _decode(data)
     if sample and len(_CONTROL_RE.findall(sample)) > _MAX_CONTROL * len(sample):
         if _PDF_BODY_RE.search(data, 0, 4096) and b"endobj" in data:
-            raise Quarantined("malformed", "the bytes look like a PDF body but lack the "
-                              "'%PDF-' header; the file is damaged")
-        raise Quarantined("unsupported_type", "the file is binary data, not text in UTF-8 "
-                          "or Windows-1252, nor a format pincite reads")
+            raise ParseFailure("malformed", "the bytes look like a PDF body but lack the "
+                               "'%PDF-' header; the file is damaged")
+        raise ParseFailure("unsupported_type", "the file is binary data, not text in UTF-8 "
+                           "or Windows-1252, nor a format pincite reads")
     flags = () if valid else ("invalid_utf8",)
     claimed = [k for k, _ in claims]
     text_claim = next((k for k in claimed if _FAMILY[k] == "text"), None)

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from .. import faults
-from ..errors import PinciteError, UsageError
-from ..versioned import record_fields
+from ..errors import AnnUnavailable, HnswlibMissing, UsageError
+from ..model import record_fields
 from .blobs import fsync_dir, sha256_file
 from .lru import FileCache
 
@@ -42,13 +42,6 @@ INDEX_SCHEMA = "pincite.vector_index"
 SCHEMA_VERSION = 2          # 1: usearch graphs, no longer read (rebuild the generation)
 SUFFIX = ".hnsw"
 _USEARCH_ONLY = ("dtype", "oversample", "max_candidates")  # version-1 policy fields
-
-
-class AnnUnavailable(PinciteError):
-    """An ANN partition file is missing, damaged, of another library, or misbehaved."""
-
-    code = "ann_unavailable"
-    status = 503
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,18 +341,6 @@ def _hnswlib() -> Any:
     except ImportError as exc:
         raise HnswlibMissing() from exc
     return hnswlib
-
-
-class HnswlibMissing(PinciteError):
-    """hnswlib, a core dependency, did not install (it builds from source)."""
-
-    code = "hnswlib_missing"
-    status = 500
-
-    def __init__(self) -> None:
-        super().__init__("hnswlib is not installed, but pincite needs it for the ANN graphs of "
-                         "large generations. It builds from source, so install a C++ compiler "
-                         "(e.g. apt-get install g++), then run: pip install 'hnswlib>=0.8'")
 
 
 def _read(path: Path, part: Partition) -> Any:

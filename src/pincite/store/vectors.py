@@ -18,19 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import faults
-from ..errors import PinciteError
+from ..errors import VectorsUnavailable
 from .blobs import fsync_dir
 from .lru import FileCache
 
 VECTORS_FILE = "vectors.f32"
 DTYPE = "<f4"
-
-
-class VectorsUnavailable(PinciteError):
-    """A generation's vector file is missing or does not have the recorded shape."""
-
-    code = "vectors_unavailable"
-    status = 503
 
 
 def generation_dir(root: Path, gen_id: str) -> Path:

@@ -1,0 +1,168 @@
+"""The closed vocabularies: every set of codes pincite writes, defined once as a `StrEnum`.
+
+The values are JSON and SQL contracts: a member compares equal to its string, and a
+stored or serialized code is exactly `member.value`. Anything that needs the set (a SQL
+`CHECK`, a template's list, a test) takes it from here; `sql_in` writes it as SQL text.
+No other pincite module is imported here, so every layer may import this one.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class QuarantineReason(StrEnum):
+    """Why an input was refused before or while parsing (`ParseFailure.reason`)."""
+
+    EMPTY = "empty"
+    ENCRYPTED = "encrypted"
+    MALFORMED = "malformed"
+    UNSUPPORTED_TYPE = "unsupported_type"
+    TYPE_MISMATCH = "type_mismatch"
+    OVER_LIMIT = "over_limit"
+    ZIP_BOMB = "zip_bomb"
+    XML_ENTITIES = "xml_entities"
+    TIMEOUT = "timeout"
+
+
+class IngestStatus(StrEnum):
+    """What an ingest did with one file."""
+
+    NEW = "new"
+    UNCHANGED = "unchanged"
+    REVISED = "revised"
+    QUARANTINED = "quarantined"
+
+
+class ElementKind(StrEnum):
+    """The kinds of text-layer elements."""
+
+    PAGE = "page"
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    LIST_ITEM = "list_item"
+    CLAUSE = "clause"
+    TABLE = "table"
+    CELL = "cell"
+
+
+class VerifyReason(StrEnum):
+    """The outcome of verifying a citation; `ok` and `superseded` count as verified."""
+
+    OK = "ok"
+    SUPERSEDED = "superseded"
+    DOCUMENT_CHANGED = "document_changed"
+    OFFSETS_MISMATCH = "offsets_mismatch"
+    LOCATOR_MISMATCH = "locator_mismatch"
+    UNKNOWN_DOCUMENT = "unknown_document"
+    SOURCE_DELETED = "source_deleted"
+
+
+VERIFIED_REASONS = frozenset({VerifyReason.OK, VerifyReason.SUPERSEDED})
+UNRESOLVED_REASONS = (VerifyReason.UNKNOWN_DOCUMENT, VerifyReason.SOURCE_DELETED,
+                      VerifyReason.DOCUMENT_CHANGED)  # the citation no longer resolves
+
+
+class GenerationState(StrEnum):
+    """The life of an index generation."""
+
+    BUILDING = "building"
+    READY = "ready"
+    PUBLISHED = "published"
+    RETIRED = "retired"
+    FAILED = "failed"
+    DROPPED = "dropped"
+
+
+SERVABLE_STATES = frozenset({GenerationState.PUBLISHED, GenerationState.RETIRED,
+                             GenerationState.READY})
+
+
+class ChunkFlag(StrEnum):
+    """Element flags a chunk inherits (and a generation's manifest counts)."""
+
+    HIDDEN_TEXT = "hidden_text"
+    FORMULA = "formula"
+
+
+class BundleFlag(StrEnum):
+    """Flags of an evidence bundle as a whole."""
+
+    NO_GENERATION = "no_generation"
+    UNDERFILLED = "underfilled"
+    TRUNCATED = "truncated"
+    TIMEOUT = "timeout"
+    STALE = "stale"
+    DEGRADED = "degraded"
+    FALLBACK = "fallback"
+
+
+class ItemFlag(StrEnum):
+    """Flags of one evidence item."""
+
+    HIDDEN_TEXT = "hidden_text"
+    FORMULA = "formula"
+    SUPERSEDED = "superseded"
+    TRUNCATED = "truncated"
+    INJECTION_SUSPECTED = "injection_suspected"
+
+
+class FieldStatus(StrEnum):
+    """What an extractor says about a field: stated once, not stated, or stated differently."""
+
+    PRESENT = "present"
+    ABSENT = "absent"
+    CONFLICTING = "conflicting"
+
+
+class Outcome(StrEnum):
+    """What the interface may do with a decided field."""
+
+    SHOW = "show"
+    FLAG = "flag"
+    REVIEW = "review"
+    ABSTAIN = "abstain"
+
+
+class DecisionReason(StrEnum):
+    """The reason code beside an outcome (`extract.decide`)."""
+
+    NOT_STATED = "not_stated"
+    CONFLICTING = "conflicting"
+    UNVERIFIED_CITATION = "unverified_citation"
+    SCHEMA_VIOLATION = "schema_violation"
+    ABOVE_TAU_SHOW = "above_tau_show"
+    ABOVE_TAU_FLAG = "above_tau_flag"
+    LOW_CONFIDENCE = "low_confidence"
+
+
+class ReviewReason(StrEnum):
+    """Why an item is in the review queue: a `review` outcome's reason, or a sample audit."""
+
+    LOW_CONFIDENCE = "low_confidence"
+    CONFLICTING = "conflicting"
+    UNVERIFIED_CITATION = "unverified_citation"
+    SCHEMA_VIOLATION = "schema_violation"
+    SAMPLE_AUDIT = "sample_audit"
+
+
+class ReviewDecision(StrEnum):
+    """What a reviewer decided about a queued item."""
+
+    ACCEPT = "accept"
+    CORRECT = "correct"
+    REJECT = "reject"
+    ABSTAIN = "abstain"
+
+
+class ReviewState(StrEnum):
+    """The state of a queued item."""
+
+    OPEN = "open"
+    STALE = "stale"
+    DECIDED = "decided"
+
+
+def sql_in(vocabulary: type[StrEnum]) -> str:
+    """Return the members of `vocabulary` as the text of a SQL `IN` list: `'a', 'b'`."""
+    return ", ".join("'" + m.value.replace("'", "''") + "'" for m in vocabulary)

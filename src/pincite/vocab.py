@@ -125,7 +125,8 @@ class Outcome(StrEnum):
 
 
 class DecisionReason(StrEnum):
-    """The reason code beside an outcome (`extract.decide`)."""
+    """The reason code beside an outcome: the rule that decided it (`extract.decide`), or the
+    review decision that replaced it."""
 
     NOT_STATED = "not_stated"
     CONFLICTING = "conflicting"
@@ -134,6 +135,10 @@ class DecisionReason(StrEnum):
     ABOVE_TAU_SHOW = "above_tau_show"
     ABOVE_TAU_FLAG = "above_tau_flag"
     LOW_CONFIDENCE = "low_confidence"
+    REVIEWER_ACCEPTED = "reviewer_accepted"      # after a review decision (`review.decisions`)
+    REVIEWER_CORRECTED = "reviewer_corrected"
+    REVIEWER_NOT_STATED = "reviewer_not_stated"
+    REVIEWER_REJECTED = "reviewer_rejected"
 
 
 class ReviewReason(StrEnum):
@@ -161,6 +166,20 @@ class ReviewState(StrEnum):
     OPEN = "open"
     STALE = "stale"
     DECIDED = "decided"
+
+
+class ClaimEnd(StrEnum):
+    """How a reviewer's claim on an item ended."""
+
+    DECIDED = "decided"
+    RELEASED = "released"
+    EXPIRED = "expired"
+
+
+class IncidentKind(StrEnum):
+    """The kinds of review incidents."""
+
+    RUBBER_STAMP = "rubber_stamp"
 
 
 def sql_in(vocabulary: type[StrEnum]) -> str:

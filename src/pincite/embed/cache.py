@@ -15,12 +15,12 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import SchemaTooNew, SpaceMismatch, StoreError
+from ..model import timestamp
 from .embedder import Embedded, Embedder, EmbedShortcuts, Role, prefixed
 from .space import EmbeddingSpace
 
@@ -102,7 +102,7 @@ class EmbeddingCache:
             row = self._db.execute(SQL["space_get"], (space.space_id,)).fetchone()
             if row is None:
                 record = json.dumps(space.to_dict(), sort_keys=True)
-                self._db.execute(SQL["space_put"], (space.space_id, record, _now()))
+                self._db.execute(SQL["space_put"], (space.space_id, record, timestamp()))
                 known = space
             else:
                 known = EmbeddingSpace.from_dict(json.loads(row[0]))
@@ -129,7 +129,7 @@ class EmbeddingCache:
                  scope: str = "") -> None:
         """Store (digest, vector, windows) rows; rows already present are kept as they are."""
         self.register(space)
-        now = _now()
+        now = timestamp()
         rows = []
         for digest, vector, windows in items:
             v = np.asarray(vector)
@@ -224,7 +224,3 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

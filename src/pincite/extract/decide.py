@@ -18,19 +18,9 @@ than a hesitant one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
+from ..vocab import DecisionReason, FieldStatus, Outcome
 from .records import FieldRecord
-
-
-class Outcome(Enum):
-    SHOW = "show"
-    FLAG = "flag"
-    REVIEW = "review"
-    ABSTAIN = "abstain"
-
-
-REVIEW_REASONS = ("conflicting", "unverified_citation", "schema_violation", "low_confidence")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,21 +28,21 @@ class Decision:
     """An outcome with its reason code and the thresholds it was decided with."""
 
     outcome: Outcome
-    reason: str
+    reason: DecisionReason
 
 
 def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
     """Return the outcome of one validated record under the thresholds."""
-    if r.status == "absent" and not r.provenance:
-        return Decision(Outcome.ABSTAIN, "not_stated")
-    if r.status == "conflicting":
-        return Decision(Outcome.REVIEW, "conflicting")
+    if r.status == FieldStatus.ABSENT and not r.provenance:
+        return Decision(Outcome.ABSTAIN, DecisionReason.NOT_STATED)
+    if r.status == FieldStatus.CONFLICTING:
+        return Decision(Outcome.REVIEW, DecisionReason.CONFLICTING)
     if (r.value is not None and not r.provenance) or not all(c.quote_verified for c in r.provenance):
-        return Decision(Outcome.REVIEW, "unverified_citation")
+        return Decision(Outcome.REVIEW, DecisionReason.UNVERIFIED_CITATION)
     if r.validation_errors:
-        return Decision(Outcome.REVIEW, "schema_violation")
+        return Decision(Outcome.REVIEW, DecisionReason.SCHEMA_VIOLATION)
     if r.confidence >= tau_show:
-        return Decision(Outcome.SHOW, "above_tau_show")
+        return Decision(Outcome.SHOW, DecisionReason.ABOVE_TAU_SHOW)
     if r.confidence >= tau_flag:
-        return Decision(Outcome.FLAG, "above_tau_flag")
-    return Decision(Outcome.REVIEW, "low_confidence")
+        return Decision(Outcome.FLAG, DecisionReason.ABOVE_TAU_FLAG)
+    return Decision(Outcome.REVIEW, DecisionReason.LOW_CONFIDENCE)

@@ -13,10 +13,9 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from ..model import Principal
+from ..model import Principal, timestamp
 from ..store import SQLiteStore
 from ..store.sqlite.records_store import QueueEntry
 from .case import Case, load_case
@@ -58,10 +57,6 @@ def schema_thresholds(spec: FieldSpec, version: str) -> tuple[float, float, str]
 def new_run_id() -> str:
     """Return a sortable run id: milliseconds since the epoch and 6 random bytes."""
     return f"run-{int(time.time() * 1000):013x}-{os.urandom(6).hex()}"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def due_at(records: Sequence[FieldRecord], schema: Schema) -> str | None:
@@ -143,5 +138,5 @@ def run_extraction(store: SQLiteStore, principal: Principal, schema: Schema, doc
                      if r.outcome == Outcome.SHOW.value)
             queue += [replace(q, reason="sample_audit") for q in shown if audit(q)]
         queued = store.save_extraction(principal.tenant, run, [r.to_dict() for r in records],
-                                       queue, _now())
+                                       queue, timestamp())
     return ExtractionResult(run, records, queued, case)

@@ -25,8 +25,7 @@ from typing import Any
 from ..cite.resolve import visible_source
 from ..embed import CACHE_FILENAME, EmbeddingCache, EmbeddingSpace, input_sha256
 from ..errors import NotFound
-from ..model import Principal, acl_allows
-from ..sources.ingest import now_iso
+from ..model import Principal, acl_allows, timestamp
 from ..store import SQLiteStore
 from ..store.vectors import vectors_path, zero_rows
 from .generations import chunk_list_digest
@@ -48,7 +47,7 @@ class DeleteResult:
 def delete_source(store: SQLiteStore, principal: Principal, source_id: str, *,
                   purge: bool = False) -> DeleteResult:
     """Delete a source the principal can read (NotFound otherwise); purge its bytes if asked."""
-    at = now_iso()
+    at = timestamp()
     src = visible_source(store, principal, source_id)
     if src is not None:
         revs = store.revisions(principal.tenant, source_id)
@@ -90,7 +89,7 @@ def purge_source(store: SQLiteStore, tenant: str, source_id: str) -> dict[str, i
         if path.is_file() and g.n_chunks and g.dimension:
             sha = zero_rows(path, ords, g.n_chunks, g.dimension)
         store.purge_generation_rows(gen_id, ords, sha, lambda gid: chunk_list_digest(store, gid))
-    store.purge_source_rows(tenant, source_id, now_iso())
+    store.purge_source_rows(tenant, source_id, timestamp())
     records = store.purge_review_of_source(tenant, source_id)
     records += store.purge_records_of_source(tenant, source_id)
     blobs = sum(1 for s in shas if not store.blob_in_use(tenant, s) and store.blobs.delete(tenant, s))

@@ -29,8 +29,8 @@ from ..cite.locate import LocatorIndex
 from ..cite.verifier import LoadedLayer, citation_for
 from ..embed import CACHE_FILENAME, CachedEmbedder, Embedder, EmbeddingCache, EmbeddingSpace
 from ..errors import GenerationInvalid, NotFound, UsageError
+from ..model import timestamp
 from ..parse.hidden_chars import HIDDEN_CHARS_RE
-from ..sources.ingest import now_iso
 from ..store import SQLiteStore
 from ..store.ann import (
     DEFAULT_ANN_POLICY,
@@ -45,6 +45,7 @@ from ..store.sqlite.universe import arrays_from_rows
 from ..store.sqlite.universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 from ..store.vectors import generation_dir, remove_generation_dir, vectors_path, write_vectors
 from ..values import guess_lang
+from ..vocab import SERVABLE_STATES, ChunkFlag, GenerationState
 from .analyze import ANALYZER_ID, FTS5_TOKENIZE, analyze, analyzer_record, index_body, tenant_key
 from .policy import DEFAULT_POLICY, RankingPolicy
 from .segment import POLICY as SEGMENTER_POLICY
@@ -53,8 +54,6 @@ from .segment import segment
 MANIFEST_SCHEMA = "pincite.generation_manifest"
 MANIFEST_VERSION = 1
 POLICY_SCHEMA = "acl-v1"  # tenant + ACL entries (user:, group:, *) + tombstones + validity
-SERVABLE = ("published", "retired", "ready")
-CHUNK_FLAGS = ("hidden_text", "formula")
 DEFAULT_KEEP = 3
 
 
@@ -77,13 +76,13 @@ def _chunk_records(store: SQLiteStore, lrev: LiveRevision) -> list[ChunkRecord]:
         return []
     loaded = LoadedLayer(layer, LocatorIndex.build(layer))
     doc_lang = guess_lang(layer.text)
-    flagged = [e for e in layer.elements if set(e.flags) & set(CHUNK_FLAGS)]
+    flagged = [e for e in layer.elements if set(e.flags) & set(ChunkFlag)]
     out = []
     for ch in segment(rev, layer):
         cit = citation_for(rev, loaded, ch.char_start, ch.char_end)
         span = layer.text[ch.char_start:ch.char_end]
         flags = {f for e in flagged if e.char_start < ch.char_end and ch.char_start < e.char_end
-                 for f in e.flags if f in CHUNK_FLAGS}
+                 for f in e.flags if f in set(ChunkFlag)}
         if HIDDEN_CHARS_RE.search(span):
             flags.add("hidden_text")
         out.append(ChunkRecord(
@@ -150,7 +149,7 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
     started = time.perf_counter()
     cleanup_abandoned(store)
     snap = store.build_snapshot(history)
-    at = now_iso()
+    at = timestamp()
     gen_id = store.new_generation(_builder(), at)
     stage = on_stage or (lambda s: None)
     try:
@@ -232,15 +231,15 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
             "vector_index": vector_index,
             "universe": {"file": ROWS_FILE, "sha256": rows_sha},
         }
-        store.finish_generation(gen_id, "ready", manifest, len(chunks), embedder.space.dimension,
+        store.finish_generation(gen_id, GenerationState.READY, manifest, len(chunks), embedder.space.dimension,
                                 vec_sha, chunks_sha)
     except BaseException:
-        _discard(store, gen_id, "failed", "build interrupted")
+        _discard(store, gen_id, GenerationState.FAILED, "build interrupted")
         raise
     problems = check_generation(store, gen_id)
     if problems:
-        store.set_generation_state(gen_id, "failed", "; ".join(problems))
-    return BuildResult(gen_id, "failed" if problems else "ready", manifest, tuple(problems))
+        store.set_generation_state(gen_id, GenerationState.FAILED, "; ".join(problems))
+    return BuildResult(gen_id, GenerationState.FAILED if problems else GenerationState.READY, manifest, tuple(problems))
 
 
 def _tenant_ranges(chunks: Sequence[ChunkRecord]) -> list[tuple[str, int, int]]:
@@ -260,7 +259,7 @@ def _reusable_lexical(store: SQLiteStore) -> str | None:
         if gen is None:
             continue
         row = store.generation(gen)
-        if (row is not None and row.state in SERVABLE and row.manifest
+        if (row is not None and row.state in SERVABLE_STATES and row.manifest
                 and row.manifest.get("analyzer", {}).get("name") == ANALYZER_ID
                 and store.fts_exists(gen)):
             return gen
@@ -279,12 +278,12 @@ def cleanup_abandoned(store: SQLiteStore) -> list[str]:
     host = socket.gethostname()
     out = []
     for g in store.generations():
-        if g.state != "building":
+        if g.state != GenerationState.BUILDING:
             continue
         h, _, pid = g.builder.rpartition(":")
         if h != host or not pid.isdigit() or _alive(int(pid)):
             continue
-        _discard(store, g.gen_id, "failed", "abandoned build (its process is gone)")
+        _discard(store, g.gen_id, GenerationState.FAILED, "abandoned build (its process is gone)")
         out.append(g.gen_id)
     return out
 
@@ -309,7 +308,7 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
     g = store.generation(gen_id)
     if g is None:
         return [f"no generation {gen_id}"]
-    if g.state in ("building", "dropped") or not g.manifest:
+    if g.state in (GenerationState.BUILDING, GenerationState.DROPPED) or not g.manifest:
         return [f"generation {gen_id} is {g.state}"]
     problems = []
     m = g.manifest
@@ -373,17 +372,17 @@ def publish(store: SQLiteStore, gen_id: str) -> GenerationRow:
     g = store.generation(gen_id)
     if g is None:
         raise NotFound("generation", gen_id)
-    if g.state not in SERVABLE:
+    if g.state not in SERVABLE_STATES:
         raise GenerationInvalid(gen_id, [f"it is {g.state}"])
     problems = check_generation(store, gen_id)
     if problems:
-        if g.state == "ready":
-            store.set_generation_state(gen_id, "failed", "; ".join(problems))
+        if g.state == GenerationState.READY:
+            store.set_generation_state(gen_id, GenerationState.FAILED, "; ".join(problems))
         raise GenerationInvalid(gen_id, problems)
     current, _prev, _ = store.pointer()
     if current != gen_id:
         faults.hit("gen.before_pointer_swap")
-        store.switch_pointer(gen_id, current, now_iso(), expect_current=current)
+        store.switch_pointer(gen_id, current, timestamp(), expect_current=current)
         faults.hit("gen.after_pointer_swap")
     out = store.generation(gen_id)
     assert out is not None
@@ -394,7 +393,7 @@ def build_and_publish(store: SQLiteStore, embedder: Embedder, *, progress: bool 
     """Build a generation of everything current and publish it; return the build result
     (raise GenerationInvalid when the build failed its checks)."""
     result = build(store, embedder, progress=progress)
-    if result.state != "ready":
+    if result.state != GenerationState.READY:
         raise GenerationInvalid(result.gen_id, list(result.problems))
     publish(store, result.gen_id)
     return result
@@ -406,16 +405,16 @@ def rollback(store: SQLiteStore) -> GenerationRow:
     if previous is None:
         raise UsageError("there is no previous generation to roll back to")
     g = store.generation(previous)
-    if g is None or g.state not in SERVABLE:
+    if g is None or g.state not in SERVABLE_STATES:
         raise GenerationInvalid(previous, ["it is no longer kept"])
     problems = check_generation(store, previous)
     if problems:
         raise GenerationInvalid(previous, problems)
     earlier = [x for x in store.generations()
-               if x.gen_id not in (current, previous) and x.state == "retired" and x.published_at
+               if x.gen_id not in (current, previous) and x.state == GenerationState.RETIRED and x.published_at
                and g.published_at and x.published_at < g.published_at]
     before = max(earlier, key=lambda x: x.published_at or "").gen_id if earlier else None
-    store.switch_pointer(previous, before, now_iso(), expect_current=current)
+    store.switch_pointer(previous, before, timestamp(), expect_current=current)
     out = store.generation(previous)
     assert out is not None
     return out
@@ -448,13 +447,13 @@ def prune(store: SQLiteStore, keep: int = DEFAULT_KEEP) -> list[str]:
     cleanup_abandoned(store)
     current, previous, _ = store.pointer()
     gens = store.generations()
-    servable = [g for g in gens if g.state in SERVABLE]
+    servable = [g for g in gens if g.state in SERVABLE_STATES]
     kept = {g.gen_id for g in servable[-keep:]} | {current, previous}
     dropped = []
     for g in gens:
-        if g.gen_id in kept or g.state in ("dropped", "building"):
+        if g.gen_id in kept or g.state in (GenerationState.DROPPED, GenerationState.BUILDING):
             continue
-        _discard(store, g.gen_id, "dropped", f"pruned at {now_iso()}")
+        _discard(store, g.gen_id, GenerationState.DROPPED, f"pruned at {timestamp()}")
         dropped.append(g.gen_id)
     return dropped
 

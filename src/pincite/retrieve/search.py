@@ -32,11 +32,12 @@ from ..embed import Embedder, EmbeddingSpace
 from ..errors import IndexUnavailable, NotFound, UsageError, VectorsUnavailable
 from ..index.analyze import analyze_query
 from ..index.policy import RankingPolicy, bm25_arrays
-from ..model import Principal
+from ..model import Principal, timestamp
 from ..store import SQLiteStore, ann
 from ..store.lru import LRU
 from ..store.sqlite.index_store import AuthScope, ChunkRecord, GenerationRow
 from ..store.vectors import generation_dir, load_vectors, vectors_path
+from ..vocab import SERVABLE_STATES
 from .bundle import EvidenceBundle, EvidenceItem
 from .dense import dense_candidates
 from .fusion import ranks, rrf
@@ -46,7 +47,6 @@ MAX_K = 1000
 MAX_CACHED_MATRIX_BYTES = 64 << 20  # gathered authorized rows kept per cached universe
 MAX_QUERY_CHARS = 4096
 CHANNELS = ("bm25", "dense")
-SERVABLE = ("published", "retired", "ready")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,7 @@ def normalize_as_of(value: str | datetime | None) -> str | None:
         raise UsageError(f"invalid --as-of {value!r}: give an ISO-8601 time, e.g. 2025-06-01T12:00:00Z") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).isoformat(timespec="microseconds")
+    return timestamp(dt)
 
 
 def principal_entries(p: Principal) -> tuple[str, ...]:
@@ -307,7 +307,7 @@ def _resolve_generation(store: SQLiteStore, generation: str | None) -> Generatio
     if gen_id is None:
         return None
     g = store.generation(gen_id)
-    if g is None or g.state not in SERVABLE or not g.manifest:
+    if g is None or g.state not in SERVABLE_STATES or not g.manifest:
         if generation is not None:
             raise NotFound("generation", generation)
         return None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-DECISIONS = ("accept", "correct", "reject", "abstain")
+from ..vocab import DecisionReason, FieldStatus, Outcome, ReviewDecision
 
 
 def reviewed_record(base: dict[str, Any], item: dict[str, Any], *, decision: str, reviewer: str,
@@ -38,20 +38,22 @@ def reviewed_record(base: dict[str, Any], item: dict[str, Any], *, decision: str
         "candidate": before or {k: cand.get(k) for k in (
             "value", "status", "provenance", "outcome", "reason", "confidence")},
     }
-    if decision == "accept":
-        rec.update(value=cand.get("value"), status=cand.get("status", "present"),
-                   provenance=cand.get("provenance", []), outcome="show",
-                   reason="reviewer_accepted")
-    elif decision == "correct" and not not_stated:
+    if decision == ReviewDecision.ACCEPT:
+        rec.update(value=cand.get("value"), status=cand.get("status", FieldStatus.PRESENT.value),
+                   provenance=cand.get("provenance", []), outcome=Outcome.SHOW.value,
+                   reason=DecisionReason.REVIEWER_ACCEPTED.value)
+    elif decision == ReviewDecision.CORRECT and not not_stated:
         entry = dict(citation or {})
         entry["author"] = f"reviewer:{reviewer}"
-        rec.update(value=value, status="present", provenance=[entry], outcome="show",
-                   reason="reviewer_corrected", validation_errors=[])
-    elif decision in ("correct", "abstain"):
-        rec.update(value=None, status="absent", provenance=[], outcome="abstain",
-                   reason="reviewer_not_stated", validation_errors=[])
-    elif decision == "reject":
-        rec.update(outcome="review", reason="reviewer_rejected")
+        rec.update(value=value, status=FieldStatus.PRESENT.value, provenance=[entry],
+                   outcome=Outcome.SHOW.value, reason=DecisionReason.REVIEWER_CORRECTED.value,
+                   validation_errors=[])
+    elif decision in (ReviewDecision.CORRECT, ReviewDecision.ABSTAIN):
+        rec.update(value=None, status=FieldStatus.ABSENT.value, provenance=[],
+                   outcome=Outcome.ABSTAIN.value, reason=DecisionReason.REVIEWER_NOT_STATED.value,
+                   validation_errors=[])
+    elif decision == ReviewDecision.REJECT:
+        rec.update(outcome=Outcome.REVIEW.value, reason=DecisionReason.REVIEWER_REJECTED.value)
     else:  # pragma: no cover - checked by the caller
         raise ValueError(decision)
     return rec

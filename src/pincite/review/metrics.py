@@ -17,12 +17,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..cite.verifier import Verifier
-from ..model import Citation, Principal
+from ..model import Citation, Principal, timestamp, utc_now
 from ..store import SQLiteStore
+from ..vocab import UNRESOLVED_REASONS, Outcome, ReviewState, VerifyReason
 from .calibration import calibration_report
 from .queue import ReviewQueue, visible_source_ids
 
-UNRESOLVED = ("unknown_document", "source_deleted", "document_changed")
 MAX_CHECKED = 5000
 
 
@@ -47,7 +47,7 @@ def _quantile(xs: list[float], q: float) -> float | None:
 def review_metrics(store: SQLiteStore, principal: Principal, *,
                    now: datetime | None = None) -> dict[str, Any]:
     """Return the metrics page's numbers for a principal (its visible documents only)."""
-    now = now or datetime.now(UTC)
+    now = now or utc_now()
     tenant = principal.tenant
     visible = set(visible_source_ids(store, principal))
     records = [(case, rec) for case, srcs, rec in store.all_field_records(tenant)
@@ -65,16 +65,16 @@ def review_metrics(store: SQLiteStore, principal: Principal, *,
             try:
                 reason = verifier.check(Citation.from_dict(p))
             except Exception:  # a malformed entry does not resolve
-                reason = "unknown_document"
-            resolved += reason not in UNRESOLVED
+                reason = VerifyReason.UNKNOWN_DOCUMENT
+            resolved += reason not in UNRESOLVED_REASONS
         cand = (rec.get("review") or {}).get("candidate") or rec
         for p in cand.get("provenance") or ():
             before_n += 1
             before_ok += bool(p.get("quote_verified"))
         outcome = cand.get("outcome") or rec.get("outcome")
-        abstained += outcome == "abstain"
+        abstained += outcome == Outcome.ABSTAIN
         by_field[rec["field"]]["records"] += 1
-        by_field[rec["field"]]["abstain"] += outcome == "abstain"
+        by_field[rec["field"]]["abstain"] += outcome == Outcome.ABSTAIN
 
     labels = [lb for lb in store.review_labels(tenant) if lb["source_id"] in visible
               or not lb["source_id"]]
@@ -91,12 +91,12 @@ def review_metrics(store: SQLiteStore, principal: Principal, *,
 
     items = ReviewQueue(store, principal, clock=lambda: now).items()
     states = Counter(it["state"] for it in items)
-    reasons = Counter(it["reason"] for it in items if it["state"] == "open")
+    reasons = Counter(it["reason"] for it in items if it["state"] == ReviewState.OPEN)
     buckets: dict[str, dict[str, Any]] = {k: {"count": 0, "oldest_hours": None} for k in (
         "overdue", "due_within_2_days", "due_within_7_days", "due_later", "no_deadline")}
     ages = []
     for it in items:
-        if it["state"] != "open":
+        if it["state"] != ReviewState.OPEN:
             continue
         created = _parse(it["created_at"])
         age_h = (now - created).total_seconds() / 3600 if created else 0.0
@@ -129,7 +129,7 @@ def review_metrics(store: SQLiteStore, principal: Principal, *,
 
     cal = calibration_report(store, tenant)
     return {
-        "tenant": tenant, "at": now.isoformat(timespec="seconds"),
+        "tenant": tenant, "at": timestamp(now),
         "citation_resolution": {"checked": checked, "resolved": resolved,
                                 "rate": _rate(resolved, checked)},
         "quote_verification_before_review": {"entries": before_n, "verified": before_ok,

@@ -22,17 +22,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
 from ..errors import NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
-from ..model import Principal, acl_allows, split_doc_id
+from ..model import Clock, Principal, acl_allows, split_doc_id, timestamp, utc_now
 from ..store import SQLiteStore
 from ..store.sqlite.records_store import QueueEntry
 from ..store.sqlite.review_store import StampRule
-from .decisions import DECISIONS, reviewed_record
+from ..vocab import ReviewDecision, ReviewState
+from .decisions import reviewed_record
 
 DEFAULT_LEASE_SECONDS = 900.0
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -40,20 +41,6 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "stamp_run": 5,          # a rubber stamp: this many accepts in a row …
     "stamp_seconds": 10.0,   # … each decided in under this many seconds
 }
-STATES = ("open", "stale", "decided")
-
-Clock = Callable[[], datetime]
-
-
-def iso(t: datetime) -> str:
-    """Return the queue's time format: ISO 8601 UTC with microseconds."""
-    return t.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def _system_clock() -> datetime:
-    return datetime.now(UTC)
-
-
 def item_sources(item: dict[str, Any]) -> set[str]:
     """Return the source ids an item rests on: its own and those its evidence cites."""
     out = {item["source_id"]}
@@ -112,14 +99,14 @@ class ReviewQueue:
     def __init__(self, store: SQLiteStore, principal: Principal, *, clock: Clock | None = None) -> None:
         self.store = store
         self.principal = principal
-        self.clock = clock or _system_clock
+        self.clock = clock or utc_now
 
     @property
     def reviewer(self) -> str:
         return self.principal.subject
 
     def now(self) -> str:
-        return iso(self.clock())
+        return timestamp(self.clock())
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -140,9 +127,9 @@ class ReviewQueue:
             if hard is not None and it["hard"] != hard:
                 continue
             live = bool(it["claimed_by"]) and (it["lease_until"] or "") > now
-            if mine and not (live and it["claimed_by"] == self.reviewer and it["state"] == "open"):
+            if mine and not (live and it["claimed_by"] == self.reviewer and it["state"] == ReviewState.OPEN):
                 continue
-            it["claim_live"] = live and it["state"] == "open"
+            it["claim_live"] = live and it["state"] == ReviewState.OPEN
             out.append(it)
         return out
 
@@ -155,7 +142,7 @@ class ReviewQueue:
         it = self.store.review_item(self.principal.tenant, int(item_id))
         if it is None or not self._visible(it):
             raise NotFound("review item", str(item_id))
-        it["claim_live"] = (it["state"] == "open" and bool(it["claimed_by"])
+        it["claim_live"] = (it["state"] == ReviewState.OPEN and bool(it["claimed_by"])
                             and (it["lease_until"] or "") > self.now())
         return it
 
@@ -170,7 +157,7 @@ class ReviewQueue:
         t = self.clock()
         visible = visible_source_ids(self.store, self.principal)
         it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
-                                          now=iso(t), lease_until=iso(t + timedelta(seconds=lease)),
+                                          now=timestamp(t), lease_until=timestamp(t + timedelta(seconds=lease)),
                                           field=field)
         if it is not None:
             it["claim_live"] = True
@@ -192,11 +179,11 @@ class ReviewQueue:
         `correct` needs the corrected `value` and a `quote` that the verifier locates in
         one of the case's documents (`doc` to name which), or `not_stated=True`.
         """
-        if decision not in DECISIONS:
-            raise UsageError(f"unknown decision {decision!r}: use {', '.join(DECISIONS)}")
-        if decision != "correct" and (value is not None or quote or not_stated):
+        if decision not in set(ReviewDecision):
+            raise UsageError(f"unknown decision {decision!r}: use {', '.join(ReviewDecision)}")
+        if decision != ReviewDecision.CORRECT and (value is not None or quote or not_stated):
             raise UsageError("--value, --quote and --not-stated go with --decision correct")
-        if decision == "correct":
+        if decision == ReviewDecision.CORRECT:
             if not_stated and (quote or value is not None):
                 raise UsageError("a value that is not in the document has no value and no quote")
             if not not_stated and (value is None or not quote):
@@ -205,19 +192,19 @@ class ReviewQueue:
                                  "in the document (--not-stated)")
         item = self.item(item_id)  # NotFound for an invisible item, or a revoked reviewer
         citation = None
-        if decision == "correct" and not not_stated:
+        if decision == ReviewDecision.CORRECT and not not_stated:
             citation = self._cite(item, str(quote), doc)
         at = self.now()
         base = (self.store.field_record(self.principal.tenant, item["case_id"], item["field"])
                 or dict(item["candidate"]))
         record = reviewed_record(base, item, decision=decision, reviewer=self.reviewer,
                                  value=value, citation=citation,
-                                 not_stated=not_stated or decision == "abstain", at=at)
+                                 not_stated=not_stated or decision == ReviewDecision.ABSTAIN, at=at)
         settings = review_settings(self.store, self.principal.tenant)
         res = self.store.decide_review_item(
             self.principal.tenant, int(item_id), self.reviewer, decision=decision,
-            corrected=value if decision == "correct" and not not_stated else None,
-            not_stated=(decision == "abstain") or (decision == "correct" and not_stated),
+            corrected=value if decision == ReviewDecision.CORRECT and not not_stated else None,
+            not_stated=(decision == ReviewDecision.ABSTAIN) or (decision == ReviewDecision.CORRECT and not_stated),
             record=record, now=at, stamp=settings.stamp)
         if res.status != "ok":
             raise self._conflict(item_id, res.status)

@@ -27,11 +27,9 @@ from urllib.parse import parse_qs, quote
 from ..cite.resolve import resolve_doc
 from ..errors import MissingExtra, NotFound, PinciteError, UsageError
 from ..model import Principal
-from ..review.queue import STATES, Clock, ReviewQueue
+from ..review.queue import Clock, ReviewQueue
 from ..store import SQLiteStore
-
-REASONS = ("low_confidence", "conflicting", "unverified_citation", "schema_violation",
-           "sample_audit")
+from ..vocab import ReviewReason, ReviewState
 
 
 def _jinja() -> Any:
@@ -104,7 +102,7 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
         everything = q.items()
         items = q.items(state=state or None, reason=reason or None, field=field or None,
                         hard=None if hard == "" else hard == "1", mine=bool(mine))
-        return page("review_queue.html", items=items, states=STATES, reasons=REASONS,
+        return page("review_queue.html", items=items, states=list(ReviewState), reasons=list(ReviewReason),
                     fields=sorted({it["field"] for it in everything}), message=message,
                     filters={"state": state, "reason": reason, "field": field, "hard": hard,
                              "mine": bool(mine)})

@@ -11,22 +11,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from .. import faults
 from ..errors import ParseFailure, UsageError
 from ..limits import Limits
-from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry
+from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry, timestamp
 from ..parse import parser_id
 from ..store import QuarantineRecord, Store
 from .inspect import inspect
 from .sandbox import ParserSandbox
-
-
-def now_iso() -> str:
-    """Return the current UTC time as an ISO-8601 string with microseconds."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +91,7 @@ class Ingestor:
                password: str | None = None) -> IngestResult:
         """Ingest one input; return what happened (quarantine is a result, not an error)."""
         source_id = check_source_id(source_id)
-        at = now_iso()
+        at = timestamp()
         if len(data) > self.limits.max_bytes:
             return self._quarantine(source_id, path, None, len(data), "over_limit",
                                     f"{len(data)} bytes is over the {self.limits.max_bytes}-byte limit", at)
@@ -150,4 +144,4 @@ def reparse_revision(ingestor: Ingestor, rev: Revision) -> str | None:
         return None
     data = store.blobs.get(rev.tenant, rev.sha256)
     layer = ingestor._parse(kind, data, None)
-    return layer.layer_id if store.add_text_layer(rev, layer, now_iso()) else None
+    return layer.layer_id if store.add_text_layer(rev, layer, timestamp()) else None

@@ -95,8 +95,6 @@ from .index_sql import (
 )
 from .universe_rows import purge_rows_file
 
-GEN_STATES = ("building", "ready", "published", "retired", "failed", "dropped")
-
 
 def source_key(source_id: str) -> str:
     """The name a tombstone keeps for a source after its id is purged."""

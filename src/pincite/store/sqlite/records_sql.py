@@ -16,9 +16,7 @@ Migration 3 adds
 
 from __future__ import annotations
 
-REVIEW_REASONS = ("low_confidence", "conflicting", "unverified_citation", "schema_violation",
-                  "sample_audit")
-DECISIONS = ("accept", "correct", "reject", "abstain")
+from ...vocab import FieldStatus, Outcome, ReviewDecision, ReviewReason, ReviewState, sql_in
 
 MIGRATION_3 = f"""
 CREATE TABLE extraction_runs (
@@ -39,8 +37,8 @@ CREATE TABLE field_records (
     run_id        TEXT NOT NULL,
     schema_name   TEXT NOT NULL,
     extractor_version TEXT NOT NULL,
-    status        TEXT NOT NULL CHECK (status IN ('present','absent','conflicting')),
-    outcome       TEXT NOT NULL CHECK (outcome IN ('show','flag','review','abstain')),
+    status        TEXT NOT NULL CHECK (status IN ({sql_in(FieldStatus)})),
+    outcome       TEXT NOT NULL CHECK (outcome IN ({sql_in(Outcome)})),
     reason        TEXT NOT NULL,
     confidence    REAL,
     source_ids    TEXT NOT NULL,
@@ -56,7 +54,7 @@ CREATE TABLE review_queue (
     revision_id   TEXT NOT NULL,
     doc_sha256    TEXT NOT NULL,
     field         TEXT NOT NULL,
-    reason        TEXT NOT NULL CHECK (reason IN ({", ".join(repr(r) for r in REVIEW_REASONS)})),
+    reason        TEXT NOT NULL CHECK (reason IN ({sql_in(ReviewReason)})),
     candidate     TEXT NOT NULL,
     evidence      TEXT NOT NULL,
     hard          INTEGER NOT NULL DEFAULT 0,
@@ -65,11 +63,11 @@ CREATE TABLE review_queue (
     extractor_version TEXT NOT NULL,
     confidence    REAL,
     created_at    TEXT NOT NULL,
-    state         TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open','stale','decided')),
+    state         TEXT NOT NULL DEFAULT '{ReviewState.OPEN}' CHECK (state IN ({sql_in(ReviewState)})),
     claimed_by    TEXT,
     claimed_at    TEXT,
     lease_until   TEXT,
-    decision      TEXT CHECK (decision IN ({", ".join(repr(d) for d in DECISIONS)})),
+    decision      TEXT CHECK (decision IN ({sql_in(ReviewDecision)})),
     corrected     TEXT,
     decided_by    TEXT,
     decided_at    TEXT,

@@ -23,7 +23,7 @@ compare as text.
 
 from __future__ import annotations
 
-from .records_sql import DECISIONS
+from ...vocab import ClaimEnd, IncidentKind, ReviewDecision, sql_in
 
 MIGRATION_4 = f"""
 CREATE TABLE review_claims (
@@ -33,7 +33,7 @@ CREATE TABLE review_claims (
     reviewer      TEXT NOT NULL,
     claimed_at    TEXT NOT NULL,
     lease_until   TEXT NOT NULL,
-    ended         TEXT CHECK (ended IN ('decided','released','expired')),
+    ended         TEXT CHECK (ended IN ({sql_in(ClaimEnd)})),
     ended_at      TEXT
 );
 CREATE INDEX review_claims_item ON review_claims (tenant, item_id, id);
@@ -49,7 +49,7 @@ CREATE TABLE review_labels (
     reason        TEXT NOT NULL,
     hard          INTEGER NOT NULL DEFAULT 0,
     confidence    REAL,
-    decision      TEXT NOT NULL CHECK (decision IN ({", ".join(repr(d) for d in DECISIONS)})),
+    decision      TEXT NOT NULL CHECK (decision IN ({sql_in(ReviewDecision)})),
     accepted      INTEGER NOT NULL CHECK (accepted IN (0, 1)),
     not_stated    INTEGER NOT NULL DEFAULT 0,
     candidate     TEXT NOT NULL,
@@ -66,7 +66,7 @@ CREATE INDEX review_labels_reviewer ON review_labels (tenant, reviewer, id);
 CREATE TABLE review_incidents (
     id            INTEGER PRIMARY KEY,
     tenant        TEXT NOT NULL,
-    kind          TEXT NOT NULL CHECK (kind IN ('rubber_stamp')),
+    kind          TEXT NOT NULL CHECK (kind IN ({sql_in(IncidentKind)})),
     reviewer      TEXT NOT NULL,
     detail        TEXT NOT NULL,
     opened_at     TEXT NOT NULL,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ...vocab import ClaimEnd, IncidentKind
 from .records_sql import ITEM_COLUMNS, SQL_ITEM, SQL_REPLACE_RECORD
 from .records_store import item_from_row, record_row
 from .review_sql import (
@@ -155,7 +156,7 @@ class ReviewTables:
 
     def release_review_item(self, tenant: str, item_id: int, reviewer: str, now: str) -> bool:
         """Give a claimed item back to the queue; False when `reviewer` holds no live claim."""
-        p = {"tenant": tenant, "id": item_id, "reviewer": reviewer, "now": now, "ended": "released"}
+        p = {"tenant": tenant, "id": item_id, "reviewer": reviewer, "now": now, "ended": ClaimEnd.RELEASED}
         with self.write() as c:
             if c.execute(SQL_RELEASE, p).rowcount != 1:
                 return False
@@ -186,7 +187,7 @@ class ReviewTables:
         holding a live lease), end the claim, store the labelled example, raise or extend a
         rubber-stamp incident, and replace the field record with `record` (when given)."""
         p = {"tenant": tenant, "id": item_id, "reviewer": reviewer, "now": now,
-             "decision": decision, "ended": "decided",
+             "decision": decision, "ended": ClaimEnd.DECIDED,
              "corrected": None if corrected is None else json.dumps(corrected, ensure_ascii=False)}
         with self.write() as c:
             row = c.execute(SQL_ITEM, (tenant, item_id)).fetchone()
@@ -243,7 +244,7 @@ class ReviewTables:
             detail = {"rule": {"run": stamp.run, "seconds": stamp.seconds},
                       "message": f"{stamp.run} accepts in a row, each under {stamp.seconds:g} s"}
             incident = c.execute(SQL_INSERT_INCIDENT, (
-                tenant, "rubber_stamp", reviewer, json.dumps(detail), now)).lastrowid
+                tenant, IncidentKind.RUBBER_STAMP, reviewer, json.dumps(detail), now)).lastrowid
         for r in recent:
             c.execute(SQL_LABEL_INCIDENT, (incident, r[0]))
         secs = [r[2] for r in recent]

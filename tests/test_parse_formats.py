@@ -27,8 +27,8 @@ from pincite.cite.locate import LocatorIndex, locator_at
 from pincite.errors import ParseFailure
 from pincite.limits import Limits
 from pincite.model import TextLayer
-from pincite.vocab import ElementKind, QuarantineReason
 from pincite.parse import parse, parser_id
+from pincite.vocab import ElementKind, QuarantineReason
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "docling_testdata"
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

@@ -115,6 +115,10 @@ class FieldStatus(StrEnum):
     CONFLICTING = "conflicting"
 
 
+# What a model may answer for a field; `conflicting` is decided by code, never claimed.
+ANSWER_STATUSES = (FieldStatus.PRESENT, FieldStatus.ABSENT)
+
+
 class Outcome(StrEnum):
     """What the interface may do with a decided field."""
 

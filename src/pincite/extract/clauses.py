@@ -9,6 +9,7 @@ import bisect
 import re
 from typing import Any
 
+from ..vocab import FieldStatus
 from .case import CaseDoc, fold
 from .records import Candidate, FieldRecord
 from .schema import FieldSpec
@@ -192,7 +193,7 @@ def clause_record(spec: FieldSpec, cands: list[Candidate], ident: dict[str, Any]
         confidence *= 1.0 - CLAUSE_DOUBT * share * share
     return FieldRecord(
         field=spec.name, type=spec.type, value=CLAUSE_JOIN.join(xs[0].value for xs in chosen),
-        status="present", confidence=round(confidence, 4),
+        status=FieldStatus.PRESENT, confidence=round(confidence, 4),
         provenance=provenance, extractor=ident, score=best.score, parts=dict(best.parts),
         margin=None if runner is None else best.score - runner.score,
         runner_up=None if runner is None else {"value": runner.value, "score": round(runner.score, 4),

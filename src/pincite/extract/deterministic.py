@@ -35,6 +35,7 @@ from typing import Any
 
 from ..facts.atomic import AtomicFact
 from ..store import Store
+from ..vocab import FieldStatus
 from .case import Case, CaseDoc
 from .clauses import Outline, clause_candidates, clause_record
 from .records import Candidate, FieldRecord, value_key
@@ -230,7 +231,7 @@ class DeterministicExtractor:
                 run_id: str) -> FieldRecord:
         ident = self.identity(run_id)
         if not cands:
-            return FieldRecord(field=spec.name, type=spec.type, value=None, status="absent",
+            return FieldRecord(field=spec.name, type=spec.type, value=None, status=FieldStatus.ABSENT,
                                confidence=0.0, provenance=(), extractor=ident, hard=spec.hard)
         if spec.type == "clause":
             return clause_record(spec, cands, ident)
@@ -251,7 +252,7 @@ class DeterministicExtractor:
         provenance = merged_provenance(xs)
         runner = ranked[1] if len(ranked) > 1 else None
         confidence = min(1.0, max(0.0, score) / SCORE_SCALE)
-        status = "present"
+        status = FieldStatus.PRESENT
         margin = None
         runner_up = None
         alternatives: tuple[dict[str, Any], ...] = ()
@@ -264,7 +265,7 @@ class DeterministicExtractor:
             conflict = (share >= CONFLICT_RATIO
                         and anchored(r_best.parts) >= 2.0 and anchored(best.parts) >= 2.0)
             if conflict:
-                status = "conflicting"
+                status = FieldStatus.CONFLICTING
                 provenance = tuple(sorted(provenance + merged_provenance(r_xs),
                                           key=lambda c: (c.doc_id, c.char_start)))
                 alternatives = ({"value": r_best.value,

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..cite.compare import comparison_form
 from ..model import Citation
+from ..vocab import ANSWER_STATUSES, FieldStatus
 from .case import Case
 from .model_prompt import MIN_QUOTE_CHARS, Passage
 from .records import FieldRecord
@@ -39,7 +40,7 @@ def parse_answer(content: str | None) -> tuple[dict[str, Any] | None, str | None
     missing = [k for k in ("value", "status", "quotes", "confidence") if k not in obj]
     if missing:
         return None, "model_output:missing_" + "_".join(missing)
-    if obj["status"] not in ("present", "absent"):
+    if obj["status"] not in ANSWER_STATUSES:
         return None, "model_output:status"
     conf = obj["confidence"]
     if isinstance(conf, bool) or not isinstance(conf, (int, float)):
@@ -88,7 +89,7 @@ def locate_quote(case: Case, doc_id: str, quote: str,
 def build_record(case: Case, spec: FieldSpec, content: str | None, passages: Sequence[Passage],
                  ident: dict[str, Any]) -> FieldRecord:
     """Return the field record of one model answer: quotes located and cited by code."""
-    base = FieldRecord(field=spec.name, type=spec.type, value=None, status="present",
+    base = FieldRecord(field=spec.name, type=spec.type, value=None, status=FieldStatus.PRESENT,
                        confidence=0.0, provenance=(), extractor=ident, hard=spec.hard)
     sent = f"passages_sent:{len(passages)}"
     obj, error = parse_answer(content)
@@ -99,12 +100,12 @@ def build_record(case: Case, spec: FieldSpec, content: str | None, passages: Seq
     conf = min(1.0, max(0.0, float(obj["confidence"])))
     value = normalize_value(spec.type, obj["value"])
     notes: list[str] = [sent]
-    if obj["status"] == "absent" and value is None:
+    if obj["status"] == FieldStatus.ABSENT and value is None:
         if obj["quotes"]:
             notes.append(f"absent: {len(obj['quotes'])} quote(s) ignored")
-        return base.with_(status="absent", confidence=conf, notes=tuple(notes))
+        return base.with_(status=FieldStatus.ABSENT, confidence=conf, notes=tuple(notes))
     errors: list[str] = []
-    if obj["status"] == "absent":
+    if obj["status"] == FieldStatus.ABSENT:
         errors.append("model_output:absent_with_value")
     if value is None:
         errors.append("model_output:present_without_value")

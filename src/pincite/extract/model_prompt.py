@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..vocab import ANSWER_STATUSES
 from .case import Case, CaseDoc, term_regex
 from .deterministic import Router
 from .schema import FieldSpec
@@ -114,7 +115,7 @@ def answer_schema(spec: FieldSpec, doc_ids: Sequence[str]) -> dict[str, Any]:
     """Return the JSON Schema of the model's whole answer for one field."""
     quote = _obj({"doc_id": {"type": "string", "enum": list(doc_ids)}, "quote": {"type": "string"}})
     return _obj({"value": value_schema(spec),
-                 "status": {"type": "string", "enum": ["present", "absent"]},
+                 "status": {"type": "string", "enum": [s.value for s in ANSWER_STATUSES]},
                  "quotes": {"type": "array", "items": quote},
                  "confidence": {"type": "number"}})
 

@@ -17,8 +17,6 @@ from ..model import Citation
 
 SCHEMA_NAME = "pincite.records"
 SCHEMA_VERSION = 1
-STATUSES = ("present", "absent", "conflicting")
-OUTCOMES = ("show", "flag", "review", "abstain")
 
 
 @dataclass(frozen=True, slots=True)

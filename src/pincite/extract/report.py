@@ -20,13 +20,15 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..vocab import Outcome
 from .case import Case, CaseDoc
 from .schema import Schema
 
 CONTEXT = 160
 PX_PER_PT = 0.9
 CROP_PT = 150.0
-BADGES = {"show": "show", "flag": "verify", "review": "review", "abstain": "not stated"}
+BADGES = {Outcome.SHOW: "show", Outcome.FLAG: "verify", Outcome.REVIEW: "review",
+          Outcome.ABSTAIN: "not stated"}
 
 
 def format_value(value: Any) -> str:
@@ -137,16 +139,17 @@ def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
     """Return the dictamen HTML of a `records.json` document."""
     env = Environment(loader=PackageLoader("pincite", "templates"),
                       autoescape=select_autoescape(["html"]))
+    env.globals["Outcome"] = Outcome
     pages = _Pages(case)
     rows = []
-    counts = {k: 0 for k in BADGES}
+    counts = {k.value: 0 for k in Outcome}
     for rec in doc["records"]:
         counts[rec["outcome"]] = counts.get(rec["outcome"], 0) + 1
         spec = schema.field(rec["field"])
         rows.append({
             "field": rec["field"], "hard": rec.get("hard"), "description": spec.description,
             "outcome": rec["outcome"], "badge": BADGES.get(rec["outcome"], rec["outcome"]),
-            "reason": rec["reason"], "confidence": None if rec["outcome"] == "abstain" else rec["confidence"],
+            "reason": rec["reason"], "confidence": None if rec["outcome"] == Outcome.ABSTAIN else rec["confidence"],
             "value_text": format_value(rec["value"]),
             "alternatives": [format_value(a.get("value")) for a in rec.get("alternatives", ())],
             "evidence": _evidence(case, pages, rec),

@@ -18,8 +18,9 @@ from typing import Any, Protocol
 from ..model import Principal, timestamp
 from ..store import SQLiteStore
 from ..store.sqlite.records_store import QueueEntry
+from ..vocab import FieldStatus, Outcome, ReviewReason
 from .case import Case, load_case
-from .decide import Outcome, decide
+from .decide import decide
 from .deterministic import DeterministicExtractor, search_router
 from .records import FieldRecord
 from .schema import FieldSpec, Schema
@@ -64,7 +65,7 @@ def due_at(records: Sequence[FieldRecord], schema: Schema) -> str | None:
     if not schema.due_field:
         return None
     for r in records:
-        if r.field == schema.due_field and r.status == "present" and r.value is not None:
+        if r.field == schema.due_field and r.status == FieldStatus.PRESENT and r.value is not None:
             v = r.value
             if isinstance(v, str):
                 return v
@@ -132,11 +133,11 @@ def run_extraction(store: SQLiteStore, principal: Principal, schema: Schema, doc
     queued = 0
     if persist:
         queue = [_queue_entry(r, case, run_id, due) for r in records
-                 if r.outcome == Outcome.REVIEW.value]
+                 if r.outcome == Outcome.REVIEW]
         if audit is not None:
             shown = (_queue_entry(r, case, run_id, due) for r in records
-                     if r.outcome == Outcome.SHOW.value)
-            queue += [replace(q, reason="sample_audit") for q in shown if audit(q)]
+                     if r.outcome == Outcome.SHOW)
+            queue += [replace(q, reason=ReviewReason.SAMPLE_AUDIT) for q in shown if audit(q)]
         queued = store.save_extraction(principal.tenant, run, [r.to_dict() for r in records],
                                        queue, timestamp())
     return ExtractionResult(run, records, queued, case)

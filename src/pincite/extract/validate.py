@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..cite.verifier import Verifier
+from ..vocab import FieldStatus
 from .records import FieldRecord
 from .schema import Postcondition, Schema
 from .typed import is_valid, numeric
@@ -75,7 +76,7 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
         # errors an extractor already recorded (e.g. malformed model output) are kept
         out.append(r.with_(provenance=prov, validation_errors=r.validation_errors + tuple(
             e for e in errors if e not in r.validation_errors)))
-    values = {r.field: r.value for r in out if r.status == "present"}
+    values = {r.field: r.value for r in out if r.status == FieldStatus.PRESENT}
     failed: dict[str, list[str]] = {}
     for post in schema.all_postconditions():
         if check_postcondition(post, values) is False:

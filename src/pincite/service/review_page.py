@@ -29,14 +29,16 @@ from ..errors import MissingExtra, NotFound, PinciteError, UsageError
 from ..model import Principal
 from ..review.queue import Clock, ReviewQueue
 from ..store import SQLiteStore
-from ..vocab import ReviewReason, ReviewState
+from ..vocab import ReviewDecision, ReviewReason, ReviewState
 
 
 def _jinja() -> Any:
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.PackageLoader("pincite", "templates"),
-                              autoescape=jinja2.select_autoescape(["html"]))
+    env = jinja2.Environment(loader=jinja2.PackageLoader("pincite", "templates"),
+                             autoescape=jinja2.select_autoescape(["html"]))
+    env.globals.update(ReviewDecision=ReviewDecision, ReviewState=ReviewState)
+    return env
 
 
 def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None = None) -> Any:
@@ -102,8 +104,9 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
         everything = q.items()
         items = q.items(state=state or None, reason=reason or None, field=field or None,
                         hard=None if hard == "" else hard == "1", mine=bool(mine))
-        return page("review_queue.html", items=items, states=list(ReviewState), reasons=list(ReviewReason),
-                    fields=sorted({it["field"] for it in everything}), message=message,
+        return page("review_queue.html", items=items, states=list(ReviewState),
+                    reasons=list(ReviewReason), fields=sorted({it["field"] for it in everything}),
+                    message=message,
                     filters={"state": state, "reason": reason, "field": field, "hard": hard,
                              "mine": bool(mine)})
 
@@ -162,10 +165,10 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
         not_stated = body.get("not_stated") in (True, "1", "true", "on")
         decision = str(body.get("decision", ""))
         res = queue().decide(item_id, decision,
-                             value=value if decision == "correct" and not not_stated else None,
-                             quote=(body.get("quote") or None) if decision == "correct" else None,
+                             value=value if decision == ReviewDecision.CORRECT and not not_stated else None,
+                             quote=(body.get("quote") or None) if decision == ReviewDecision.CORRECT else None,
                              doc=body.get("doc") or None,
-                             not_stated=not_stated if decision == "correct" else False)
+                             not_stated=not_stated if decision == ReviewDecision.CORRECT else False)
         if wants_json(request):
             return JSONResponse({"ok": True, "item": res["item"], "label": res["label"],
                                  "incident": res["incident"]})

@@ -127,3 +127,12 @@ def test_no_exception_class_is_defined_outside_errors_py() -> None:
                                                  "Exception"))) for b in node.bases):
                 outside.append(f"{path.relative_to(root)}:{node.name}")
     assert outside == []
+
+
+def test_the_sandbox_turns_a_refusal_without_a_quarantine_reason_into_an_error() -> None:
+    from pincite.sources.sandbox import _loads
+
+    assert _loads(pickle.dumps(("fail", "zip_bomb", "entries overlap"))) == (
+        "fail", "zip_bomb", "entries overlap")
+    assert _loads(pickle.dumps(("fail", "corrupt", "x"))) == (
+        "error", "the parser worker sent a refusal without a quarantine reason")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..errors import NotFound, QuoteNotFound
 from ..model import Citation, Principal, Revision, TextLayer, acl_allows, split_doc_id
 from ..store import Store
+from ..vocab import VERIFIED_REASONS, VerifyReason
 from .compare import FoldedText, same_text
 from .locate import LocatorIndex
 from .resolve import resolve_doc
@@ -97,39 +98,39 @@ class Verifier:
 
     # ---- verification ---------------------------------------------------------------
 
-    def check(self, c: Citation) -> str:
+    def check(self, c: Citation) -> VerifyReason:
         """Return the verify reason for one entry (see the module docstring)."""
         rev = self.revision(c.doc_id)
         if rev is None or "@" not in c.doc_id:
             return self._missing_reason(c.doc_id)
         if c.doc_sha256 != rev.sha256 or not self.bytes_match(rev):
-            return "document_changed"
+            return VerifyReason.DOCUMENT_CHANGED
         loaded = self.layer(rev, c.text_layer or None)
         if loaded is None:
-            return "offsets_mismatch"
+            return VerifyReason.OFFSETS_MISMATCH
         text = loaded.text
         if not (0 <= c.char_start < c.char_end <= len(text)):
-            return "offsets_mismatch"
+            return VerifyReason.OFFSETS_MISMATCH
         if not same_text(text[c.char_start:c.char_end], c.quote):
-            return "offsets_mismatch"
+            return VerifyReason.OFFSETS_MISMATCH
         if loaded.index.locator_at(c.char_start) != c.locator:
-            return "locator_mismatch"
-        return "superseded" if rev.valid_to is not None else "ok"
+            return VerifyReason.LOCATOR_MISMATCH
+        return VerifyReason.SUPERSEDED if rev.valid_to is not None else VerifyReason.OK
 
-    def _missing_reason(self, doc_id: str) -> str:
+    def _missing_reason(self, doc_id: str) -> VerifyReason:
         """`source_deleted` for a deleted revision the principal could read, else unknown."""
         source_id, rev_id = split_doc_id(doc_id)
         if rev_id is None:
-            return "unknown_document"
+            return VerifyReason.UNKNOWN_DOCUMENT
         tomb = self.store.tombstone_for(self.principal.tenant, source_id, int(rev_id[1:]))
         if tomb is not None and acl_allows(tomb.acl, self.principal):
-            return "source_deleted"
-        return "unknown_document"
+            return VerifyReason.SOURCE_DELETED
+        return VerifyReason.UNKNOWN_DOCUMENT
 
     def verify(self, c: Citation) -> Citation:
         """Return the entry with `quote_verified` and `verify_reason` set by this check."""
         reason = self.check(c)
-        return c.with_result(reason in ("ok", "superseded"), reason)
+        return c.with_result(reason in VERIFIED_REASONS, reason)
 
     def verify_all(self, entries: Iterable[Citation]) -> list[Citation]:
         """Return every entry verified, in order."""

@@ -40,6 +40,7 @@ from ..errors import QuoteNotFound, UsageError
 from ..extract.deterministic import SCORE_SCALE, DeterministicExtractor
 from ..extract.records import Candidate
 from ..extract.schema import FieldSpec
+from ..vocab import IngestStatus
 
 COVER = 0.5          # share of a gold segment's tokens a citation must cover
 SLACK = 300          # a citation may be at most 2 × the gold segment + SLACK characters
@@ -372,7 +373,7 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
                 pairs.extend(_unread(g) for g in by_file[name])
             fresh = Verifier(store, principal)
             for name, res in ingested.items():
-                if res.status == "quarantined":
+                if res.status == IngestStatus.QUARANTINED:
                     pairs.extend(_unread(g) for g in by_file[name])
                     continue
                 ext = _RecordingExtractor()
@@ -410,7 +411,7 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
                                                 "show_flag_citations",
                                                 "show_flag_citations_unverified")}
     result["documents"] = len(pdfs)
-    result["quarantined"] = sorted(n for n, r in ingested.items() if r.status == "quarantined")
+    result["quarantined"] = sorted(n for n, r in ingested.items() if r.status == IngestStatus.QUARANTINED)
     result["seconds"] = {"ingest": round(t1 - t0, 2), "extract": round(t2 - t1, 2)}
     result["anchor"] = ANCHOR
     return result

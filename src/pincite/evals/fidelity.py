@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QuoteNotFound, UsageError
+from ..vocab import IngestStatus
 
 
 def derived_spans(data: Path) -> list[dict[str, Any]]:
@@ -52,7 +53,7 @@ def run_cuad_textlayer(data: Path, store_url: str | None = None) -> dict[str, An
             with Ingestor(store, tenant="eval", acl=["*"]) as ing:
                 results = [ing.ingest(p.read_bytes(), source_id=p.name, path=str(p), name=p.name)
                            for p in pdfs]
-            quarantined = [r.to_dict() for r in results if r.status == "quarantined"]
+            quarantined = [r.to_dict() for r in results if r.status == IngestStatus.QUARANTINED]
             ver = Verifier(store, Principal.parse("eval:evaluator"))
             verified = 0
             misses = []

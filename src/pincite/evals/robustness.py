@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..limits import Limits
+from ..vocab import IngestStatus
 
 
 def run_robustness(dirs: list[Path], *, store_url: str | None = None,
@@ -51,7 +52,7 @@ def run_robustness(dirs: list[Path], *, store_url: str | None = None,
                             slow.append({"path": str(path), "seconds": round(took, 2)})
                     by_status[r.status] += 1
                     by_flag.update(r.flags)
-                    if r.status == "quarantined":
+                    if r.status == IngestStatus.QUARANTINED:
                         by_reason[r.reason or "?"] += 1
                         quarantined.append({"path": str(path), "reason": r.reason or "",
                                             "detail": (r.detail or "")[:160]})

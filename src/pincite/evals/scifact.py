@@ -39,6 +39,7 @@ import numpy as np
 
 from ..embed import Embedded, Embedder, EmbeddingSpace, Role
 from ..errors import MissingExtra, UsageError
+from ..vocab import IngestStatus
 
 RUNS: dict[str, tuple[str, ...]] = {"bm25": ("bm25",), "dense": ("dense",),
                                     "hybrid": ("bm25", "dense")}
@@ -154,7 +155,7 @@ def run_scifact(data: Path, split: str = "dev", store_url: str | None = None,
                     sid = str(doc["_id"])
                     r = ing.ingest(_document(doc), source_id=sid, path=f"{sid}.md",
                                    name=f"{sid}.md")
-                    quarantined += r.status == "quarantined"
+                    quarantined += r.status == IngestStatus.QUARANTINED
             seconds["ingest"] = round(time.perf_counter() - t0, 2)
             t0 = time.perf_counter()
             result = build_and_publish(store, emb)

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..vocab import IngestStatus
 
 FORMATS = ("html", "xlsx")
 _STRIP_RE = re.compile(r"[\s$,%]")
@@ -381,7 +382,7 @@ def _score_all(fmt: str, tables: dict[str, list[list[str]]],
 
 def _load(fmt: str, result: Any, ver: Any) -> tuple[Any, Any, dict[tuple[int, int], Any]] | None:
     """Return (revision, loaded layer, {(row, col) of the raw table: cell element})."""
-    if result.status == "quarantined" or result.doc_id is None:
+    if result.status == IngestStatus.QUARANTINED or result.doc_id is None:
         return None
     rev = ver.revision(result.doc_id)
     loaded = ver.layer(rev) if rev is not None else None

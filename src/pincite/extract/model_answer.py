@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cite.compare import comparison_form
 from ..model import Citation
-from ..vocab import ANSWER_STATUSES, FieldStatus
+from ..vocab import ANSWER_STATUSES, FieldStatus, VerifyReason
 from .case import Case
 from .model_prompt import MIN_QUOTE_CHARS, Passage
 from .records import FieldRecord
@@ -78,7 +78,7 @@ def locate_quote(case: Case, doc_id: str, quote: str,
                                           for p in passages)]
         s, e = (inside or spans)[0]
         return doc.cite(s, e), None
-    why = "unknown_document" if doc is None else "quote_too_short" if short else "quote_not_found"
+    why = VerifyReason.UNKNOWN_DOCUMENT.value if doc is None else "quote_too_short" if short else "quote_not_found"
     return Citation(doc_id=doc.doc_id if doc else doc_id[:200],
                     doc_sha256=doc.rev.sha256 if doc else "",
                     text_layer=doc.loaded.layer.layer_id if doc else "", locator="", page=None,

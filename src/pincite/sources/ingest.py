@@ -19,6 +19,7 @@ from ..limits import Limits
 from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry, timestamp
 from ..parse import parser_id
 from ..store import QuarantineRecord, Store
+from ..vocab import IngestStatus
 from .inspect import inspect
 from .sandbox import ParserSandbox
 
@@ -29,7 +30,7 @@ class IngestResult:
 
     path: str
     source_id: str
-    status: str  # new | unchanged | revised | quarantined
+    status: IngestStatus
     revision_id: str | None = None
     doc_sha256: str | None = None
     media_type: str | None = None
@@ -103,7 +104,7 @@ class Ingestor:
         if latest is not None and latest.sha256 == sha:
             if existing is not None and self.acl is not None and existing.acl != self.acl:
                 self.store.set_acl(self.tenant, source_id, self.acl)
-            return IngestResult(path, source_id, "unchanged", latest.revision_id, sha,
+            return IngestResult(path, source_id, IngestStatus.UNCHANGED, latest.revision_id, sha,
                                 latest.media_type, flags=latest.flags)
         try:
             found = inspect(data, name=name, limits=self.limits)
@@ -130,7 +131,7 @@ class Ingestor:
             self.store.quarantine_blobs.put(self.tenant, data, sha)
         self.store.add_quarantine(self.tenant, QuarantineRecord(
             source_id, path, sha, size, reason, detail, at))
-        return IngestResult(path, source_id, "quarantined", doc_sha256=sha, reason=reason,
+        return IngestResult(path, source_id, IngestStatus.QUARANTINED, doc_sha256=sha, reason=reason,
                             detail=detail)
 
 

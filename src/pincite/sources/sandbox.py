@@ -51,6 +51,7 @@ from typing import Any
 from ..errors import ParseFailure, PinciteError, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer
+from ..vocab import QuarantineReason
 
 __all__ = ["TEST_ENV", "ParserSandbox", "parse_untrusted"]
 
@@ -303,6 +304,9 @@ def _loads(payload: bytes) -> tuple:
         return ("error", "the parser worker sent an unexpected reply")
     if reply[0] == "ok" and not isinstance(reply[1], TextLayer):
         return ("error", "the parser worker sent something other than a text layer")
+    if reply[0] == "fail" and (len(reply) != 3 or reply[1] not in set(QuarantineReason)
+                               or not isinstance(reply[2], str)):
+        return ("error", "the parser worker sent a refusal without a quarantine reason")
     return reply
 
 

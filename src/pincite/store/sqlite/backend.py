@@ -19,6 +19,7 @@ from typing import Any
 from ... import faults
 from ...errors import SchemaTooNew, StoreBusy, StoreError
 from ...model import Element, Geometry, Revision, Source, TextLayer
+from ...vocab import IngestStatus
 from ..blobs import BlobStore
 from .index_sql import MIGRATION_2
 from .index_store import IndexTables
@@ -373,7 +374,7 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
 
     def commit_revision(self, *, tenant: str, source_id: str, sha256: str, media_type: str,
                         size: int, at: str, acl: tuple[str, ...] | None,
-                        flags: tuple[str, ...], layer: TextLayer) -> tuple[Revision, str]:
+                        flags: tuple[str, ...], layer: TextLayer) -> tuple[Revision, IngestStatus]:
         """Record a new revision with its text layer in one transaction.
 
         Returns (revision, status) with status `new`, `revised` or `unchanged` (when the
@@ -383,19 +384,19 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
         """
         with self.write() as c:
             row = c.execute(SQL_SOURCE, (tenant, source_id)).fetchone()
-            status = "revised"
+            status = IngestStatus.REVISED
             if row is None:
                 if acl is None:
                     raise StoreError(f"source {source_id!r} is new and needs an ACL")
                 c.execute(SQL_INSERT_SOURCE, (tenant, source_id, json.dumps(list(acl)), at))
-                status = "new"
+                status = IngestStatus.NEW
             elif acl is not None and tuple(json.loads(row[2])) != tuple(acl):
                 c.execute(SQL_SET_ACL, (json.dumps(list(acl)), tenant, source_id))
             live = c.execute(SQL_LATEST_LIVE, (tenant, source_id)).fetchone()
             if live is not None and live[3] == sha256:
-                return _revision(live), "unchanged"
+                return _revision(live), IngestStatus.UNCHANGED
             if live is None:
-                status = "new"
+                status = IngestStatus.NEW
             latest = c.execute(SQL_LATEST, (tenant, source_id)).fetchone()
             seq = max(c.execute(SQL_MAX_SEQ, (tenant, source_id)).fetchone()[0],
                       self.deleted_through(tenant, source_id)) + 1

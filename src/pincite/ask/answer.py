@@ -56,10 +56,11 @@ from ..retrieve.bundle import EvidenceItem
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Budgets, Filters, search
 from ..store import SQLiteStore
+from ..vocab import BundleFlag, ItemFlag
 from .instructions import instruction_spans, is_question, question_spans, sentence_spans
 
 NOT_FOUND = "not found in the documents you can see"
-INJECTION_FLAG = "injection_suspected"
+INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
 
 
 # ---- the answer --------------------------------------------------------------------------------
@@ -93,9 +94,9 @@ def ask(store: SQLiteStore, question: str, principal: Principal, *,
     pol = policy or _policy_of(store, store.pointer()[0])
     bundle = search(store, question, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
                     embedder=embedder, reranker=reranker, budgets=budgets, policy=pol)
-    if "no_generation" in bundle.flags:
+    if BundleFlag.NO_GENERATION in bundle.flags:
         return AskResult(question, "not_found", (), bundle.flags, NOT_FOUND, None)
-    flags = set(bundle.flags) - {"underfilled"}
+    flags = set(bundle.flags) - {BundleFlag.UNDERFILLED}
     g = store.generation(bundle.generation) if bundle.generation else None
     manifest = (g.manifest or {}) if g else {}
     groups = _forms(question, principal.tenant, manifest.get("analyzer", {}).get("languages", ()))

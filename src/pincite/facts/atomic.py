@@ -44,11 +44,12 @@ from ..values import (
     guess_lang,
     parse_value,
 )
+from ..vocab import ElementKind
 
 SCHEMA_NAME = "pincite.facts"
 SCHEMA_VERSION = 1
 ORIGIN_TYPES = ("table_cell", "prose")
-PROSE_KINDS = ("heading", "paragraph", "list_item")
+PROSE_KINDS = (ElementKind.HEADING, ElementKind.PARAGRAPH, ElementKind.LIST_ITEM)
 CONTEXT_CHARS = 48
 
 _CLAUSE_PREFIX_RE = re.compile(

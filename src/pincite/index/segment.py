@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Element, Revision, TextLayer
+from ..vocab import ElementKind
 
 POLICY = "seg-1"
-BLOCK_KINDS = ("heading", "paragraph", "list_item", "table")
+BLOCK_KINDS = (ElementKind.HEADING, ElementKind.PARAGRAPH, ElementKind.LIST_ITEM,
+               ElementKind.TABLE)
 _SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+")
 
 

@@ -31,9 +31,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-BUNDLE_FLAGS = ("no_generation", "underfilled", "truncated", "timeout", "stale", "degraded",
-                "fallback")
-ITEM_FLAGS = ("hidden_text", "formula", "superseded", "truncated", "injection_suspected")
 SCHEMA_NAME = "pincite.evidence_bundle"
 SCHEMA_VERSION = 1
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..vocab import BundleFlag
+
 Reranker = Callable[[str, Sequence["RerankCandidate"]], Sequence[Any]]
 
 
@@ -32,7 +34,7 @@ class RerankCandidate:
 class RerankOutcome:
     order: list[str]                 # the order to serve (first-stage order on failure)
     scores: dict[str, float]         # reranker scores, when it gave valid ones
-    flag: str | None                 # None, "timeout" or "degraded"
+    flag: BundleFlag | None          # None, TIMEOUT or DEGRADED
     detail: str | None = None
 
 
@@ -53,9 +55,9 @@ def run_reranker(reranker: Reranker, query: str, candidates: Sequence[RerankCand
 
     _POOL.submit(target)
     if not done.wait(deadline_s):
-        return RerankOutcome(first, {}, "timeout", f"reranker exceeded {deadline_s * 1000:.0f} ms")
+        return RerankOutcome(first, {}, BundleFlag.TIMEOUT, f"reranker exceeded {deadline_s * 1000:.0f} ms")
     if "err" in box:
-        return RerankOutcome(first, {}, "degraded", f"reranker failed: {type(box['err']).__name__}")
+        return RerankOutcome(first, {}, BundleFlag.DEGRADED, f"reranker failed: {type(box['err']).__name__}")
     return _validate(box.get("out", []), first)
 
 
@@ -96,20 +98,20 @@ def _validate(out: list[Any], first: list[str]) -> RerankOutcome:
             try:
                 score = float(score)
             except (TypeError, ValueError):
-                return RerankOutcome(first, {}, "degraded", "reranker returned a non-numeric score")
+                return RerankOutcome(first, {}, BundleFlag.DEGRADED, "reranker returned a non-numeric score")
             if not math.isfinite(score):
-                return RerankOutcome(first, {}, "degraded", "reranker returned a non-finite score")
+                return RerankOutcome(first, {}, BundleFlag.DEGRADED, "reranker returned a non-finite score")
         else:
             ident, score = x, None
         if not isinstance(ident, str) or ident not in allowed:
-            return RerankOutcome(first, {}, "degraded", "reranker returned an id it was not given")
+            return RerankOutcome(first, {}, BundleFlag.DEGRADED, "reranker returned an id it was not given")
         if ident in scores or ident in order:
-            return RerankOutcome(first, {}, "degraded", "reranker returned an id twice")
+            return RerankOutcome(first, {}, BundleFlag.DEGRADED, "reranker returned an id twice")
         order.append(ident)
         if score is not None:
             scores[ident] = score
     if scores and len(scores) != len(order):
-        return RerankOutcome(first, {}, "degraded", "reranker mixed scored and unscored ids")
+        return RerankOutcome(first, {}, BundleFlag.DEGRADED, "reranker mixed scored and unscored ids")
     if scores:
         order = sorted(order, key=lambda i: (-scores[i], order.index(i)))
     rest = [i for i in first if i not in set(order)]

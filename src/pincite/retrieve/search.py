@@ -37,7 +37,7 @@ from ..store import SQLiteStore, ann
 from ..store.lru import LRU
 from ..store.sqlite.index_store import AuthScope, ChunkRecord, GenerationRow
 from ..store.vectors import generation_dir, load_vectors, vectors_path
-from ..vocab import SERVABLE_STATES
+from ..vocab import SERVABLE_STATES, BundleFlag, ItemFlag
 from .bundle import EvidenceBundle, EvidenceItem
 from .dense import dense_candidates
 from .fusion import ranks, rrf
@@ -265,7 +265,7 @@ def _dense(store: SQLiteStore, g: GenerationRow, u: Universe, tenant: str, qvec:
     if got.fallback:
         info["ann"] = got.fallback
     return (_channel(u, got.positions, got.scores, depth, len(u.ords)), info,
-            {"fallback"} if got.fallback else set())
+            {BundleFlag.FALLBACK} if got.fallback else set())
 
 
 def _scan(u: Universe, vecs: np.ndarray, qvec: np.ndarray) -> np.ndarray:
@@ -344,7 +344,7 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
     with store.read():
         g = _resolve_generation(store, generation)
         if g is None:
-            return EvidenceBundle(query, k, (), ("no_generation",), None, as_of_n)
+            return EvidenceBundle(query, k, (), (BundleFlag.NO_GENERATION,), None, as_of_n)
         assert g.manifest is not None
         space = EmbeddingSpace.from_dict(g.manifest["embedding_space"])
         if embedder is not None and embedder.space != space:
@@ -354,7 +354,7 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
         flags: set[str] = set()
         built = store.generation_tenant(g.gen_id, principal.tenant)
         if store.tenant_state(principal.tenant)[1] > (built[0] if built else 0):
-            flags.add("stale")
+            flags.add(BundleFlag.STALE)
         scope = AuthScope(g.gen_id, principal.tenant, principal_entries(principal), as_of_n,
                           flt.source_ids, flt.source_prefix, flt.kinds, flt.langs, flt.media_types)
         u = _universe(store, g, scope, principal, flt)
@@ -368,7 +368,7 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
             except Exception as exc:  # noqa: BLE001 - a damaged lexical table degrades
                 if not _sqlite_error(exc):
                     raise
-                flags |= {"degraded", "fallback"}
+                flags |= {BundleFlag.DEGRADED, BundleFlag.FALLBACK}
                 info["bm25"] = {"error": "lexical index unreadable"}
         if "dense" in channels:
             emb = embedder
@@ -377,7 +377,7 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
 
                 emb = embedder_for_space(space)
             if emb is None:
-                flags.add("fallback")
+                flags.add(BundleFlag.FALLBACK)
                 info["dense"] = {"error": f"no embedder for space {space.space_id} here"}
             else:
                 try:
@@ -387,16 +387,16 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
                     info["dense"] = {**dinfo, "returned": len(dense.ids)}
                     flags |= dflags
                 except VectorsUnavailable as exc:
-                    flags |= {"degraded", "fallback"}
+                    flags |= {BundleFlag.DEGRADED, BundleFlag.FALLBACK}
                     info["dense"] = {"error": exc.message}
-        if lex is None and dense is None and ("degraded" in flags or "fallback" in flags):
+        if lex is None and dense is None and flags & {BundleFlag.DEGRADED, BundleFlag.FALLBACK}:
             raise IndexUnavailable(f"no retrieval channel of generation {g.gen_id} could be "
                                    "read; roll back (pincite index rollback) or rebuild")
         bundle_items, more_flags = _assemble(store, g, principal.tenant, query, k, lex, dense,
                                              pol, bud, reranker)
         flags |= more_flags
         if len(bundle_items) < k:
-            flags.add("underfilled")
+            flags.add(BundleFlag.UNDERFILLED)
     return EvidenceBundle(query, k, tuple(bundle_items), tuple(sorted(flags)), g.gen_id, as_of_n,
                           pol.name, space.space_id, info)
 
@@ -433,8 +433,8 @@ def _assemble(store: SQLiteStore, g: GenerationRow, tenant: str, query: str, k: 
         out = run_reranker(reranker, query, cands, deadline)
         if out.flag:
             flags.add(out.flag)
-            if out.flag == "timeout":
-                flags.add("degraded")
+            if out.flag == BundleFlag.TIMEOUT:
+                flags.add(BundleFlag.DEGRADED)
         else:
             back = {_evidence_id(c): c for c in head}
             head = [back[e] for e in out.order]
@@ -452,14 +452,14 @@ def _assemble(store: SQLiteStore, g: GenerationRow, tenant: str, query: str, k: 
         iflags = set(ch.flags)
         if bud.max_quote_chars and end - start > bud.max_quote_chars:
             end = start + bud.max_quote_chars
-            iflags.add("truncated")
-            flags.add("truncated")
+            iflags.add(ItemFlag.TRUNCATED)
+            flags.add(BundleFlag.TRUNCATED)
         if bud.max_total_chars and total + (end - start) > bud.max_total_chars:
-            flags.add("truncated")
+            flags.add(BundleFlag.TRUNCATED)
             break
         total += end - start
         if valid_to is not None:
-            iflags.add("superseded")
+            iflags.add(ItemFlag.SUPERSEDED)
         ranks_d: dict[str, int | None] = {"bm25": lex_rank.get(cid), "dense": dense_rank.get(cid),
                                           "fused": fused_rank[cid]}
         scores_d: dict[str, float | None] = {

@@ -20,8 +20,10 @@ from ..errors import NotFound
 from ..model import Principal, Revision, TextLayer
 from ..store import SQLiteStore
 from ..store.lru import LRU
+from ..vocab import ElementKind
 
-CONTEXT_KINDS = ("clause", "table", "list_item", "paragraph")
+CONTEXT_KINDS = (ElementKind.CLAUSE, ElementKind.TABLE, ElementKind.LIST_ITEM,
+                 ElementKind.PARAGRAPH)
 MAX_CONTEXT = 2400
 RENDER_SCALE = 2.0
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..vocab import IngestStatus
 from .options import AsOpt, JsonOpt, StoreOpt
 
 if TYPE_CHECKING:
@@ -141,7 +140,7 @@ def ingest(
                 task = progress.add_task("ingesting", total=None)
                 results = run(lambda r: progress.advance(task))
             for r in results:
-                extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
+                extra = f" {r.reason}: {r.detail}" if r.status == "quarantined" else ""
                 flags = f" [{', '.join(r.flags)}]" if r.flags else ""
                 typer.echo(f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
         if not no_publish:

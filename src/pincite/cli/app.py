@@ -11,6 +11,7 @@ from __future__ import annotations
 import typer
 
 from . import documents, evaluation, extraction, retrieval, reviewing
+from .context import set_root_store
 from .options import StoreOpt
 
 app = typer.Typer(
@@ -26,7 +27,7 @@ app = typer.Typer(
 
 @app.callback()
 def _main(store: StoreOpt = None) -> None:
-    pass  # the root's --store applies to every command: `context.store_url` reads it back
+    set_root_store(store)  # the root's --store applies to every command
 
 
 documents.register(app)   # ingest, reparse, acl, sources, show, tables, facts, fsck, cite, verify

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 
 if TYPE_CHECKING:
@@ -22,13 +21,17 @@ if TYPE_CHECKING:
 
 DEFAULT_STORE = "./pincite-store"
 DEFAULT_PRINCIPAL = "default:local"
+_root: dict[str, str | None] = {"store": None}  # `pincite --store S COMMAND`
+
+
+def set_root_store(store: str | None) -> None:
+    """Remember the --store given before the command name."""
+    _root["store"] = store
 
 
 def store_url(store: str | None) -> str:
     """Return the store to open: the command's --store, the root's, $PINCITE_STORE, or the default."""
-    ctx = click.get_current_context(silent=True)
-    root = ctx.find_root().params.get("store") if ctx is not None else None
-    return store or root or os.environ.get("PINCITE_STORE") or DEFAULT_STORE
+    return store or _root["store"] or os.environ.get("PINCITE_STORE") or DEFAULT_STORE
 
 
 def principal(as_: str | None) -> Principal:

@@ -223,7 +223,7 @@ class Library:
         from .index.generations import build
         from .index.policy import DEFAULT_POLICY
 
-        return build(self.store, _embedder(embedder, default=True),
+        return build(self.store, _open_embedder(embedder),
                      policy=policy or DEFAULT_POLICY, progress=progress)
 
     def publish_index(self, gen_id: str) -> GenerationRow:
@@ -244,7 +244,7 @@ class Library:
         another embedding space); prune old generations; None when nothing was needed."""
         from .index.generations import DEFAULT_KEEP, build_and_publish, needs_build, prune
 
-        emb = _embedder(embedder, default=True)
+        emb = _open_embedder(embedder)
         if not needs_build(self.store, emb.space):
             return None
         result = build_and_publish(self.store, emb, progress=progress)
@@ -423,9 +423,14 @@ class Library:
         return reliability_diagram(bins, fmt=fmt, title=f"Reliability · {field or 'all fields'}")
 
 
-def _embedder(embedder: Embedder | str | None, *, default: bool = False) -> Embedder | None:
-    """Return the embedder named or given; None stays None unless `default` asks for one."""
-    if isinstance(embedder, str) or (embedder is None and default):
+def _embedder(embedder: Embedder | str | None) -> Embedder | None:
+    """Return the embedder named or given (None: the generation's own space decides)."""
+    return _open_embedder(embedder) if isinstance(embedder, str) else embedder
+
+
+def _open_embedder(embedder: Embedder | str | None) -> Embedder:
+    """Return the embedder named or given; None opens the default one."""
+    if embedder is None or isinstance(embedder, str):
         from .embed.factory import open_embedder
 
         return open_embedder(embedder)

@@ -341,7 +341,7 @@ def test_review_routes_answer_errors_with_one_envelope(tmp_path):
     store = SQLiteStore(tmp_path / "s")
     ids = synthetic_queue(store, 2)
     hidden = synthetic_queue(store, 1, source_id="secret.md", acl="group:legal")
-    client = TestClient(create_app(store, Principal.parse("t:ana:rev")))
+    client = TestClient(create_app(pincite.Library(store), Principal.parse("t:ana:rev")))
     js = {"Accept": "application/json"}
     claimed = client.post("/next", headers=js).json()
     assert claimed["id"] == ids[0]

@@ -44,7 +44,7 @@ def served(tmp_path) -> Iterator[tuple[str, Any]]:
 
     lib = tender_library(tmp_path / "s")
     extract_tender(lib, tmp_path)
-    app = create_app(lib.store, ANA)
+    app = create_app(lib, ANA)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                            ws="none", lifespan="off"))

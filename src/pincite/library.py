@@ -3,27 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cite.resolve import resolve_doc, visible_source
 from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
+from .extract.records import records_json
 from .limits import Limits
 from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
+from .review.calibration import ThresholdRow, format_table, seed_worked_example
 from .sources.ingest import Ingestor, IngestResult, reparse_revision
 from .store import QuarantineRecord, open_store
-from .store.sqlite.fsck import FsckReport, fsck
+from .values import VALUE_TYPES
 
 if TYPE_CHECKING:
     from .ask.answer import AskResult
     from .embed import Embedder
+    from .extract.run import ExtractionResult, Extractor
+    from .extract.schema import Schema
+    from .facts.atomic import AtomicFact
+    from .facts.canonical import CanonicalTable
     from .index.deletion import DeleteResult
     from .index.generations import BuildResult
     from .index.policy import RankingPolicy
     from .retrieve.bundle import EvidenceBundle
     from .retrieve.rerank import Reranker
+    from .review.queue import Clock, ReviewQueue
+    from .store import FsckReport
     from .store.index_records import GenerationRow
+
+# The facade, and what the CLI and the review page render: they import only this module.
+__all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
+           "QuarantineRecord", "ThresholdRow", "format_table", "open_library", "records_json",
+           "seed_worked_example", "walk_inputs"]
 
 
 def open_library(url: str | Path) -> Library:
@@ -84,32 +99,49 @@ class Library:
     # ---- ingest -------------------------------------------------------------------------
 
     def ingest(self, paths: Sequence[str | Path], *, tenant: str, acl: Sequence[str] | None,
-               source_id: str | None = None, password: str | None = None,
-               limits: Limits | None = None, sandbox: bool = True,
-               on_result: Callable[[IngestResult], None] | None = None) -> list[IngestResult]:
-        """Ingest files and directories; return one result per file.
+               new_acl: Sequence[str] | None = None, source_id: str | None = None,
+               password: str | None = None, limits: Limits | None = None, sandbox: bool = True,
+               publish: bool = True, embedder: Embedder | str | None = None,
+               progress: bool = False, on_result: Callable[[IngestResult], None] | None = None,
+               ) -> list[IngestResult]:
+        """Ingest files and directories, then publish an index generation when something
+        changed (unless `publish=False`); return one result per file.
 
-        `acl=None` keeps an existing source's ACL and is refused for a new source.
+        `acl=None` keeps an existing source's ACL; a new source then gets `new_acl`, and is
+        refused without one. The generation is built with `embedder` (a name or an
+        `Embedder`; default: `$PINCITE_EMBEDDER`, else minilm when installed), as
+        `update_index` does.
         """
         inputs = list(walk_inputs(paths))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
         results = []
-        with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox) as ing:
+        with ExitStack() as stack:
+            keep = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=acl,
+                                                limits=limits, sandbox=sandbox))
+            fresh, known = keep, set[str]()
+            if acl is None and new_acl is not None:
+                fresh = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=new_acl,
+                                                     limits=limits, sandbox=sandbox))
+                known = {s.source_id for s in self.store.sources(keep.tenant)}
             for f, default_id in inputs:
-                data = f.read_bytes()
-                r = ing.ingest(data, source_id=source_id or default_id, path=str(f),
-                               name=f.name, password=password)
+                sid = source_id or default_id
+                ing = keep if sid in known else fresh
+                r = ing.ingest(f.read_bytes(), source_id=sid, path=str(f), name=f.name,
+                               password=password)
                 results.append(r)
                 if on_result is not None:
                     on_result(r)
+        if publish:
+            self.update_index(embedder, progress=progress)
         return results
 
     def ingest_bytes(self, data: bytes, *, source_id: str, tenant: str,
                      acl: Sequence[str] | None, name: str | None = None,
                      password: str | None = None, limits: Limits | None = None,
                      sandbox: bool = True) -> IngestResult:
-        """Ingest one byte string under `source_id`; return what happened."""
+        """Ingest one byte string under `source_id`; return what happened. It publishes
+        nothing: call `update_index()` before searching."""
         with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox) as ing:
             return ing.ingest(data, source_id=source_id, path=name or source_id, name=name,
                               password=password)
@@ -179,20 +211,19 @@ class Library:
         return src
 
     def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
-        """Check the store and reclaim debris of interrupted writes."""
-        return fsck(self.store, grace_seconds=grace_seconds)
+        """Return the store's check report, having reclaimed debris of interrupted writes."""
+        return self.store.fsck(grace_seconds=grace_seconds)
 
     # ---- index generations ------------------------------------------------------------
 
-    def build_index(self, embedder: Embedder | None = None, *, policy: RankingPolicy | None = None,
-                    progress: bool = False) -> BuildResult:
+    def build_index(self, embedder: Embedder | str | None = None, *,
+                    policy: RankingPolicy | None = None, progress: bool = False) -> BuildResult:
         """Build a new generation in the shadow (not published); see `pincite.index.build`."""
-        from .embed.factory import open_embedder
         from .index.generations import build
         from .index.policy import DEFAULT_POLICY
 
-        return build(self.store, embedder or open_embedder(), policy=policy or DEFAULT_POLICY,
-                     progress=progress)
+        return build(self.store, _open_embedder(embedder),
+                     policy=policy or DEFAULT_POLICY, progress=progress)
 
     def publish_index(self, gen_id: str) -> GenerationRow:
         """Check a generation and make it the one readers use, in one transaction."""
@@ -206,14 +237,13 @@ class Library:
 
         return rollback(self.store)
 
-    def update_index(self, embedder: Embedder | None = None, *, progress: bool = False,
+    def update_index(self, embedder: Embedder | str | None = None, *, progress: bool = False,
                      keep: int | None = None) -> BuildResult | None:
         """Build and publish a generation when the published one misses revisions (or is in
         another embedding space); prune old generations; None when nothing was needed."""
-        from .embed.factory import open_embedder
         from .index.generations import DEFAULT_KEEP, build_and_publish, needs_build, prune
 
-        emb = embedder or open_embedder()
+        emb = _open_embedder(embedder)
         if not needs_build(self.store, emb.space):
             return None
         result = build_and_publish(self.store, emb, progress=progress)
@@ -232,28 +262,52 @@ class Library:
             raise NotFound("generation", gid or "(published)")
         return g
 
+    def pointer(self) -> tuple[str | None, str | None, str | None]:
+        """Return (published generation, rollback target, when it switched)."""
+        return self.store.pointer()
+
+    def generation_summaries(self) -> list[dict[str, Any]]:
+        """Return the `index list` line of every generation, oldest first."""
+        from .index.generations import generation_summary
+
+        cur, prev, _ = self.store.pointer()
+        return [generation_summary(g, cur, prev) for g in self.store.generations()]
+
+    def check_generation(self, gen_id: str) -> list[str]:
+        """Return a generation's integrity problems (empty when it may be served)."""
+        from .index.generations import check_generation
+
+        return check_generation(self.store, gen_id)
+
+    def prune_index(self, keep: int) -> list[str]:
+        """Drop the tables and files of old generations; return the dropped ids."""
+        from .index.generations import prune
+
+        return prune(self.store, keep)
+
     # ---- retrieval ------------------------------------------------------------------------
 
     def search(self, principal: Principal, query: str, *, k: int = 10, as_of: str | None = None,
                filters: Mapping[str, Any] | None = None, budgets: Mapping[str, Any] | None = None,
-               embedder: Embedder | None = None, reranker: Reranker | None = None,
+               embedder: Embedder | str | None = None, reranker: Reranker | None = None,
                channels: Sequence[str] = ("bm25", "dense"),
                generation: str | None = None) -> EvidenceBundle:
         """Authorized hybrid search; see `pincite.retrieve.search`."""
         from .retrieve.search import search
 
         return search(self.store, query, principal, as_of=as_of, filters=filters, k=k,
-                      budgets=budgets, embedder=embedder, reranker=reranker, channels=channels,
+                      budgets=budgets, embedder=_embedder(embedder), reranker=reranker,
+                      channels=channels,
                       generation=generation)
 
     def ask(self, principal: Principal, question: str, *, as_of: str | None = None,
-            filters: Mapping[str, Any] | None = None, embedder: Embedder | None = None,
+            filters: Mapping[str, Any] | None = None, embedder: Embedder | str | None = None,
             reranker: Reranker | None = None) -> AskResult:
         """The passages that answer `question`, with verified citations, or not_found."""
         from .ask.answer import ask
 
         return ask(self.store, question, principal, as_of=as_of, filters=filters,
-                   embedder=embedder, reranker=reranker)
+                   embedder=_embedder(embedder), reranker=reranker)
 
     def delete(self, principal: Principal, source_id: str, *, purge: bool = False) -> DeleteResult:
         """Delete a source (a tombstone, honoured at once); `purge` also removes its bytes."""
@@ -267,3 +321,116 @@ class Library:
         from .retrieve.diff import diff_generations
 
         return diff_generations(self.store, principal, gen_a, gen_b, queries, k=k)
+
+    # ---- extraction -------------------------------------------------------------------
+
+    def extract(self, principal: Principal, schema: Schema | str | Path, docs: Sequence[str], *,
+                case_id: str | None = None, extractor: Extractor | None = None,
+                model_endpoint: str | None = None, model: str | None = None,
+                out: Path | None = None) -> ExtractionResult:
+        """Extract one record per schema field from `docs` read as one case, decided with the
+        tenant's calibrated thresholds, and queue what needs a person; with `out`, write
+        records.json and report.html there. Return the run."""
+        from .extract.report import write_outputs
+        from .extract.run import run_extraction
+        from .extract.schema import Schema, load_schema
+        from .review.calibration import calibrated_thresholds
+        from .review.queue import sample_audit_selector
+
+        sch = schema if isinstance(schema, Schema) else load_schema(schema)
+        if extractor is None and model_endpoint:
+            from .extract.model_adapter import ModelExtractor
+
+            extractor = ModelExtractor.from_endpoint(model_endpoint, model)
+        tenant = principal.tenant
+        result = run_extraction(self.store, principal, sch, docs, case_id=case_id,
+                                extractor=extractor,
+                                thresholds=calibrated_thresholds(self.store, tenant, sch),
+                                audit=sample_audit_selector(self.store, tenant))
+        if out is not None:
+            write_outputs(out, records_json(result.records, run=result.run), result.case, sch)
+        return result
+
+    # ---- documents: tables and facts ----------------------------------------------------
+
+    def tables(self, principal: Principal, doc: str) -> list[CanonicalTable]:
+        """Return the tables of a document, with caption, unit, scale and header paths."""
+        from .facts.canonical import canonical_tables
+
+        rev, layer = self.document(principal, doc)
+        return canonical_tables(layer, rev.doc_id)
+
+    def facts(self, principal: Principal, doc: str, *, types: Sequence[str] | None = None
+              ) -> list[AtomicFact]:
+        """Return a document's atomic facts (table cells and typed values), each citable."""
+        from .facts.atomic import extract_facts
+
+        bad = [t for t in types or () if t not in VALUE_TYPES]
+        if bad:
+            raise UsageError(f"unknown value type {bad[0]!r}: use one of {', '.join(VALUE_TYPES)}")
+        rev, layer = self.document(principal, doc)
+        return extract_facts(layer, rev.doc_id, types=list(types) if types else None)
+
+    # ---- review and calibration -------------------------------------------------------
+
+    def review_queue(self, principal: Principal, *, clock: Clock | None = None) -> ReviewQueue:
+        """Return the review queue as `principal` sees it: list, next, decide, release,
+        incidents and settings."""
+        from .review.queue import ReviewQueue
+
+        return ReviewQueue(self.store, principal, clock=clock)
+
+    def review_evidence(self, principal: Principal, item: Mapping[str, Any]
+                        ) -> list[dict[str, Any]]:
+        """Return each cited passage of a review item, in reading order, for its page."""
+        from .review.evidence import evidence_views
+
+        return evidence_views(self.store, principal, dict(item))
+
+    def review_page_image(self, principal: Principal, item: Mapping[str, Any], k: int,
+                          page: int) -> bytes:
+        """Return page `page` of the PDF that a review item's `k`-th evidence cites, as PNG."""
+        from .review.evidence import render_page_png
+
+        ev = list(item.get("evidence") or ())
+        if not 0 <= k < len(ev):
+            raise NotFound("evidence", f"{item.get('id')}/{k}")
+        rev = resolve_doc(self.store, principal, str(ev[k]["doc_id"]))
+        if rev.media_type != "application/pdf":
+            raise NotFound("page image", f"{rev.doc_id} p.{page}")
+        return render_page_png(self.store, rev, page)
+
+    def review_metrics(self, principal: Principal, *, now: datetime | None = None
+                       ) -> dict[str, Any]:
+        """Return the review metrics of the documents `principal` can see."""
+        from .review.metrics import review_metrics
+
+        return review_metrics(self.store, principal, now=now)
+
+    def calibration(self, principal: Principal, *, field: str | None = None) -> dict[str, Any]:
+        """Return the calibration report of the principal's tenant (`pincite calibrate`)."""
+        from .review.calibration import calibration_report
+
+        return calibration_report(self.store, principal.tenant, field=field)
+
+    def reliability_diagram(self, principal: Principal, *, field: str | None = None,
+                            fmt: str = "svg") -> bytes:
+        """Return the reliability diagram of the tenant's calibration, as `svg` or `png`."""
+        from .review.diagram import reliability_diagram
+
+        bins = self.calibration(principal, field=field)["all"]["bins"]
+        return reliability_diagram(bins, fmt=fmt, title=f"Reliability · {field or 'all fields'}")
+
+
+def _embedder(embedder: Embedder | str | None) -> Embedder | None:
+    """Return the embedder named or given (None: the generation's own space decides)."""
+    return _open_embedder(embedder) if isinstance(embedder, str) else embedder
+
+
+def _open_embedder(embedder: Embedder | str | None) -> Embedder:
+    """Return the embedder named or given; None opens the default one."""
+    if embedder is None or isinstance(embedder, str):
+        from .embed.factory import open_embedder
+
+        return open_embedder(embedder)
+    return embedder

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from .context import emit, errors
 from .options import JsonOpt, StoreOpt
 
-eval_app = typer.Typer(help="Measure quality on real datasets; prints a table or --json.",
+eval_app = typer.Typer(help="Measure quality on real datasets; prints a table or --json.\n\n"
+                       "Example: pincite eval scifact --data ../shared/data/scifact --json",
                        no_args_is_help=True, rich_markup_mode=None)
-cli: Any = None  # the pincite.cli module, set by register()
 
 
-def register(app: typer.Typer, cli_module: ModuleType) -> None:
+def register(app: typer.Typer) -> None:
     """Add the `eval` command group to `app`."""
-    global cli
-    cli = cli_module
     app.add_typer(eval_app, name="eval")
 
 
@@ -28,13 +26,16 @@ def eval_cuad_textlayer(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Cite every gold CUAD clause segment against the ingested PDF; print the verified rate."""
+    """Cite every gold CUAD clause segment against the ingested PDF; print the verified rate.
+
+    Example: pincite eval cuad-textlayer --data ../shared/data/cuad/dev --json
+    """
     from ..evals.fidelity import run_cuad_textlayer
 
-    with cli._errors():
+    with errors():
         result = run_cuad_textlayer(data, store_url=store)
     if json_:
-        cli._emit(result)
+        emit(result)
     else:
         typer.echo(f"segments {result['segments']}  verified {result['verified']}  "
                    f"rate {result['rate']:.4f}")
@@ -54,10 +55,10 @@ def eval_tatqa_cells(
     """
     from ..evals.tatqa import run_tatqa_cells
 
-    with cli._errors():
+    with errors():
         result = run_tatqa_cells(data, store_url=store)
     if json_:
-        cli._emit(result)
+        emit(result)
     else:
         typer.echo(f"questions {result['questions']}  evaluated {result['evaluated']}  "
                    f"skipped {result['skipped']}  accuracy {result['accuracy']:.4f}  "
@@ -81,10 +82,10 @@ def eval_icdar2013(
     """
     from ..evals.icdar import run_icdar2013
 
-    with cli._errors():
+    with errors():
         result = run_icdar2013(data, store_url=store)
     if json_:
-        cli._emit(result)
+        emit(result)
         return
     typer.echo(f"{result['documents']} documents, {result['systems']['pincite']['tables']} gold tables")
     typer.echo(f"{'system':12} {'det P':>6} {'det R':>6} {'adj P':>6} {'adj R':>6} {'adj F1':>7} {'seconds':>8}")
@@ -100,13 +101,16 @@ def eval_robustness(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Ingest every file (sandboxed) and count statuses and quarantine reasons; exit 1 on a crash or hang."""
+    """Ingest every file (sandboxed) and count statuses and quarantine reasons; exit 1 on a crash or hang.
+
+    Example: pincite eval robustness examples/ --hang 15 --json
+    """
     from ..evals.robustness import run_robustness
 
-    with cli._errors():
+    with errors():
         result = run_robustness(dirs, store_url=store, hang_seconds=hang)
     if json_:
-        cli._emit(result)
+        emit(result)
     else:
         typer.echo(f"files {result['files']}  crashes {len(result['crashes'])}  "
                    f"hangs {len(result['hangs'])}  slowest {result['max_seconds']}s")
@@ -135,11 +139,11 @@ def eval_scifact(
     """
     from ..evals.scifact import run_scifact
 
-    with cli._errors():
+    with errors():
         result = run_scifact(data, split=split, store_url=store, embedder=embedder,
                              limit_queries=limit)
     if json_:
-        cli._emit(result)
+        emit(result)
         return
     typer.echo(f"scifact {result['split']}: {result['documents']} documents, "
                f"{result['queries']} queries, {result['embedder']}")
@@ -162,10 +166,10 @@ def eval_ask_bipia(
     """
     from ..evals.bipia import run_ask_bipia
 
-    with cli._errors():
+    with errors():
         result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit)
     if json_:
-        cli._emit(result)
+        emit(result)
         return
     typer.echo(f"questions {result['questions']}  abstention P {result['abstention_precision']:.4f}  "
                f"R {result['abstention_recall']:.4f}  answer_contains_gold "
@@ -188,10 +192,10 @@ def eval_cuad(
     """
     from ..evals.cuad import run_cuad
 
-    with cli._errors():
+    with errors():
         result = run_cuad(data, store_url=store, schema_path=schema)
     if json_:
-        cli._emit(result)
+        emit(result)
         return
     head = f"{'category':36} {'show P':>6} {'flag P':>6} {'abst P':>6} {'abst R':>6} " \
            f"{'review':>6} {'sh/fl':>6} {'AUPR':>6} {'P@80R':>6}"

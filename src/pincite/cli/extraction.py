@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from types import ModuleType
 from typing import Annotated, Any
 
 import typer
 
+from .context import emit, errors, library, principal
 from .options import AsOpt, JsonOpt, StoreOpt
 
-cli: Any = None  # the pincite.cli module, set by register()
 
-
-def register(app: typer.Typer, cli_module: ModuleType) -> None:
+def register(app: typer.Typer) -> None:
     """Add `extract` to `app`."""
-    global cli
-    cli = cli_module
     app.command("extract")(extract)
 
 
@@ -43,33 +39,15 @@ def extract(
     Example: pincite extract --schema examples/tender/schema.yaml tender/pliego.pdf \\
     tender/anexo-tecnico.docx --as demo:ana:analysts --out reports/dictamen
     """
-    from ..extract import records_json
-    from ..extract.run import run_extraction
-    from ..extract.schema import load_schema
+    from ..library import records_json
 
     endpoint = model_endpoint or os.environ.get("PINCITE_MODEL_ENDPOINT")
-    with cli._errors(), cli._library(store) as lib:
-        sch = load_schema(schema)
-        extractor = None
-        if endpoint:
-            from ..extract.model_adapter import ModelExtractor
-
-            extractor = ModelExtractor.from_endpoint(endpoint, model)
-        from ..review.calibration import calibrated_thresholds
-        from ..review.queue import sample_audit_selector
-
-        tenant = cli._principal(as_).tenant
-        thresholds = calibrated_thresholds(lib.store, tenant, sch)
-        result = run_extraction(lib.store, cli._principal(as_), sch, docs, case_id=case,
-                                extractor=extractor, thresholds=thresholds,
-                                audit=sample_audit_selector(lib.store, tenant))
+    with errors(), library(store) as lib:
+        result = lib.extract(principal(as_), schema, docs, case_id=case, model_endpoint=endpoint,
+                             model=model, out=out)
         doc = records_json(result.records, run=result.run)
-        if out is not None:
-            from ..extract.report import write_outputs
-
-            write_outputs(out, doc, result.case, sch)
     if json_:
-        cli._emit(doc)
+        emit(doc)
         return
     _print_table(result.records)
     typer.echo(f"run {result.run['run_id']}  case {result.run['case_id']}  "

@@ -1,4 +1,4 @@
-"""Option types shared by the CLI modules (`cli`, `cli_search`, `cli_eval`)."""
+"""Option types shared by every command group: `--store`, `--as`, `--json`, `--embedder`."""
 
 from __future__ import annotations
 
@@ -11,3 +11,9 @@ StoreOpt = Annotated[str | None, typer.Option(
 AsOpt = Annotated[str | None, typer.Option(
     "--as", help="Act as TENANT:USER[:GROUP,…] (default: $PINCITE_AS, else default:local).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+EmbedderOpt = Annotated[str | None, typer.Option(
+    "--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when the "
+    "'embed' extra is installed, else hash).")]
+QueryEmbedderOpt = Annotated[str | None, typer.Option(
+    "--embedder", help="Embed the query with minilm or hash (default: the embedder of the "
+    "generation's space; another space is refused).")]

@@ -1,48 +1,28 @@
-"""CLI commands of retrieval: `search`, `ask`, `delete` and `index …`.
-
-Registered onto the main app by `pincite.cli` (`register(app, cli)`), using its helpers
-(`_library`, `_principal`, `_emit`, `_errors`). Heavy modules load inside the commands.
-"""
+"""Retrieval commands: `search`, `ask`, `delete` and `index …`. Heavy modules load inside
+the commands."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Annotated, Any
 
 import typer
 
-from .options import AsOpt, JsonOpt, StoreOpt
+from .context import emit, errors, library, principal
+from .options import AsOpt, EmbedderOpt, JsonOpt, QueryEmbedderOpt, StoreOpt
 
-EmbedderOpt = Annotated[str | None, typer.Option(
-    "--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when the "
-    "'embed' extra is installed, else hash).")]
-QueryEmbedderOpt = Annotated[str | None, typer.Option(
-    "--embedder", help="Embed the query with minilm or hash (default: the embedder of the "
-    "generation's space; another space is refused).")]
-
-index_app = typer.Typer(help="Index generations: build in the shadow, publish, roll back, compare.",
+index_app = typer.Typer(help="Index generations: build in the shadow, publish, roll back, compare.\n\n"
+                        "Example: pincite index list --json",
                         no_args_is_help=True, rich_markup_mode=None)
-cli: Any = None  # the pincite.cli module, set by register()
 
 
-def register(app: typer.Typer, cli_module: ModuleType) -> None:
+def register(app: typer.Typer) -> None:
     """Add the retrieval commands to `app`."""
-    global cli
-    cli = cli_module
     app.command("search")(search)
     app.command("ask")(ask)
     app.command("delete")(delete)
     app.add_typer(index_app, name="index")
-
-
-def _query_embedder(name: str | None) -> Any:
-    if name is None:
-        return None
-    from ..embed.factory import open_embedder
-
-    return open_embedder(name)
 
 
 def _short(text: str, n: int = 240) -> str:
@@ -84,11 +64,11 @@ def search(
         filters["source_ids"] = source
     if source_prefix:
         filters["source_prefix"] = source_prefix
-    with cli._library(store) as lib:
-        bundle = lib.search(cli._principal(as_), query, k=k, as_of=as_of, filters=filters or None,
-                            embedder=_query_embedder(embedder))
+    with library(store) as lib:
+        bundle = lib.search(principal(as_), query, k=k, as_of=as_of, filters=filters or None,
+                            embedder=embedder)
         if json_:
-            cli._emit(bundle.to_dict())
+            emit(bundle.to_dict())
             return
         for n, item in enumerate(bundle.items, start=1):
             typer.echo(_item_line(n, item))
@@ -112,11 +92,11 @@ def ask(
 
     Example: pincite ask "What law governs the contract?" --as acme:ana:legal --json
     """
-    with cli._library(store) as lib:
-        result = lib.ask(cli._principal(as_), question, as_of=as_of,
-                         embedder=_query_embedder(embedder))
+    with library(store) as lib:
+        result = lib.ask(principal(as_), question, as_of=as_of,
+                         embedder=embedder)
         if json_:
-            cli._emit(result.to_dict())
+            emit(result.to_dict())
             return
         if result.status != "answered":
             typer.echo(result.message)
@@ -142,10 +122,10 @@ def delete(
 
     Example: pincite delete tender.pdf --as acme:ana:legal --purge
     """
-    with cli._library(store) as lib:
-        result = lib.delete(cli._principal(as_), source_id, purge=purge)
+    with library(store) as lib:
+        result = lib.delete(principal(as_), source_id, purge=purge)
         if json_:
-            cli._emit(result.to_dict())
+            emit(result.to_dict())
         else:
             typer.echo(f"deleted {result.source_id} (through {result.through_revision})"
                        + (f"; purged {result.removed}" if purge else ""))
@@ -172,15 +152,13 @@ def index_build(
 
     Example: pincite index build --embedder hash --publish
     """
-    from ..embed.factory import open_embedder
-
-    with cli._library(store) as lib:
-        with cli._errors():
-            result = lib.build_index(open_embedder(embedder), progress=not json_)
+    with library(store) as lib:
+        with errors():
+            result = lib.build_index(embedder, progress=not json_)
             if publish and result.state == "ready":
                 lib.publish_index(result.gen_id)
         if json_:
-            cli._emit({"gen_id": result.gen_id, "state": result.state, "published": publish
+            emit({"gen_id": result.gen_id, "state": result.state, "published": publish
                        and result.state == "ready", "problems": list(result.problems),
                        "manifest": result.manifest})
         else:
@@ -204,7 +182,7 @@ def index_publish(
 
     Example: pincite index publish g000003
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         g = lib.publish_index(gen_id)
         _report_pointer(lib, g, json_)
 
@@ -215,15 +193,15 @@ def index_rollback(json_: JsonOpt = False, store: StoreOpt = None) -> None:
 
     Example: pincite index rollback
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         g = lib.rollback_index()
         _report_pointer(lib, g, json_)
 
 
 def _report_pointer(lib: Any, g: Any, json_: bool) -> None:
-    cur, prev, at = lib.store.pointer()
+    cur, prev, at = lib.pointer()
     if json_:
-        cli._emit({"current": cur, "previous": prev, "switched_at": at})
+        emit({"current": cur, "previous": prev, "switched_at": at})
     else:
         typer.echo(f"published {g.gen_id} (previous: {prev or 'none'})")
 
@@ -234,13 +212,9 @@ def index_list(json_: JsonOpt = False, store: StoreOpt = None) -> None:
 
     Example: pincite index list --json
     """
-    from ..index.generations import generation_summary
-
-    with cli._library(store) as lib:
-        cur, prev, _ = lib.store.pointer()
-        for g in lib.generations():
-            d = generation_summary(g, cur, prev)
-            cli._emit(d) if json_ else typer.echo(_gen_line(d))
+    with library(store) as lib:
+        for d in lib.generation_summaries():
+            emit(d) if json_ else typer.echo(_gen_line(d))
 
 
 @index_app.command("show")
@@ -254,16 +228,14 @@ def index_show(
 
     Example: pincite index show g000002 --check
     """
-    from ..index.generations import check_generation
-
-    with cli._library(store) as lib:
+    with library(store) as lib:
         g = lib.generation(gen_id)
-        problems = check_generation(lib.store, g.gen_id) if check else None
+        problems = lib.check_generation(g.gen_id) if check else None
         out = {"gen_id": g.gen_id, "state": g.state, "published_at": g.published_at,
                "purged": g.purged, "manifest": g.manifest,
                **({"problems": problems} if problems is not None else {})}
         if json_:
-            cli._emit(out)
+            emit(out)
         else:
             typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
         if problems:
@@ -288,8 +260,8 @@ def index_diff(
     from ..errors import UsageError
 
     qs = list(query or [])
-    with cli._library(store) as lib:
-        with cli._errors():
+    with library(store) as lib:
+        with errors():
             if queries is not None:
                 try:
                     qs += [line.strip() for line in queries.read_text(encoding="utf-8").splitlines()
@@ -298,9 +270,9 @@ def index_diff(
                     raise UsageError(f"cannot read {queries}: {exc.strerror}") from None
             if not qs:
                 raise UsageError("give --query TEXT or --queries FILE")
-        for rec in lib.diff_generations(cli._principal(as_), gen_a, gen_b, qs, k=k):
+        for rec in lib.diff_generations(principal(as_), gen_a, gen_b, qs, k=k):
             if json_:
-                cli._emit(rec)
+                emit(rec)
                 continue
             typer.echo(f"{rec['query']!r}: overlap {rec['overlap']}/{k}")
             for e in rec["entered"]:
@@ -321,24 +293,8 @@ def index_prune(
 
     Example: pincite index prune --keep 2
     """
-    from ..index.generations import prune
-
-    with cli._library(store) as lib:
-        with cli._errors():
-            dropped = prune(lib.store, keep)
-        cli._emit({"dropped": dropped}) if json_ else typer.echo(
+    with library(store) as lib:
+        with errors():
+            dropped = lib.prune_index(keep)
+        emit({"dropped": dropped}) if json_ else typer.echo(
             f"dropped {', '.join(dropped) or 'nothing'}")
-
-
-def publish_after_ingest(lib: Any, embedder: str | None, quiet: bool) -> None:
-    """End an ingest by building and publishing a generation when something changed."""
-    from ..embed.factory import open_embedder
-
-    with cli._errors():
-        result = lib.update_index(open_embedder(embedder), progress=not quiet)
-    if result is None:
-        typer.echo("index up to date", err=True)
-    else:
-        c = result.manifest["counts"]
-        typer.echo(f"published generation {result.gen_id} ({c['chunks']} chunks, "
-                   f"{c['embedded']} embedded)", err=True)

@@ -3,30 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 from typing import Annotated, Any
 
 import typer
 
+from .context import emit, errors, library, principal, store_url
 from .options import AsOpt, JsonOpt, StoreOpt
 
-review_app = typer.Typer(help="The review queue: list, claim, decide; the review page.",
+review_app = typer.Typer(help="The review queue: list, claim, decide; the review page.\n\n"
+                         "Example: pincite review list --state open --as demo:ana:analysts",
                          no_args_is_help=True, rich_markup_mode=None)
-cli: Any = None  # the pincite.cli module, set by register()
 
 
-def register(app: typer.Typer, cli_module: ModuleType) -> None:
+def register(app: typer.Typer) -> None:
     """Add the `review` command group and `calibrate` to `app`."""
-    global cli
-    cli = cli_module
     app.add_typer(review_app, name="review")
     app.command("calibrate")(calibrate)
 
 
 def _queue(lib: Any, as_: str | None) -> Any:
-    from ..review.queue import ReviewQueue
-
-    return ReviewQueue(lib.store, cli._principal(as_))
+    return lib.review_queue(principal(as_))
 
 
 @review_app.command("serve")
@@ -40,20 +36,19 @@ def review_serve(
 
     Example: pincite review serve --port 8765 --as demo:ana:analysts
     """
-    with cli._errors():
+    with errors():
         try:
             import uvicorn
         except ImportError:
             from ..errors import MissingExtra
 
             raise MissingExtra("uvicorn", "review") from None
+        from ..library import open_library
         from ..service.review_page import create_app
-        from ..store import open_store
 
-        principal = cli._principal(as_)
-        st = open_store(cli._store_url(store))
-        app = create_app(st, principal)
-        typer.echo(f"review page for {principal} on http://{host}:{port}/", err=True)
+        reviewer = principal(as_)
+        app = create_app(open_library(store_url(store)), reviewer)
+        typer.echo(f"review page for {reviewer} on http://{host}:{port}/", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
@@ -71,10 +66,10 @@ def review_list(
 
     Example: pincite review list --state open --as demo:ana:analysts --json
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         items = _queue(lib, as_).items(state=state, reason=reason, field=field, mine=mine)
     if json_:
-        cli._emit(items)
+        emit(items)
         return
     for it in items:
         claim = f"{it['claimed_by']} until {it['lease_until'][11:19]}" if it["claim_live"] else ""
@@ -96,9 +91,9 @@ def review_next(
 
     Your own live claim comes back first. Example: pincite review next --lease 600 --as demo:ana:analysts
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         item = _queue(lib, as_).next(lease=lease, field=field)
-    cli._emit(item)
+    emit(item)
 
 
 @review_app.command("decide")
@@ -123,18 +118,18 @@ def review_decide(
 
     from ..errors import UsageError
 
-    with cli._errors():
+    with errors():
         parsed = None
         if value is not None:
             try:
                 parsed = json.loads(value)
             except json.JSONDecodeError as exc:
                 raise UsageError(f"--value is not JSON: {exc.msg}") from None
-    with cli._library(store) as lib:
+    with library(store) as lib:
         res = _queue(lib, as_).decide(item_id, decision, value=parsed, quote=quote, doc=doc,
                                       not_stated=not_stated)
     if json_:
-        cli._emit(res)
+        emit(res)
         return
     typer.echo(f"item {item_id}: {decision}; record {res['record']['field']} → "
                f"{res['record']['outcome']} ({res['record']['reason']}); "
@@ -154,7 +149,7 @@ def review_release(
 
     Example: pincite review release 12 --as demo:ana:analysts
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         _queue(lib, as_).release(item_id)
     typer.echo(f"released item {item_id}")
 
@@ -170,13 +165,13 @@ def review_incidents(
 
     Example: pincite review incidents --clear 3 --as demo:lead:analysts
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         q = _queue(lib, as_)
         if clear is not None:
             q.clear_incident(clear)
         incidents = q.incidents()
     if json_:
-        cli._emit(incidents)
+        emit(incidents)
         return
     for i in incidents:
         state = f"cleared by {i['cleared_by']}" if i["cleared_at"] else "OPEN"
@@ -200,11 +195,11 @@ def review_settings_cmd(
 
     Example: pincite review settings --audit-fraction 0.05 --stamp-run 5 --stamp-seconds 10 --as demo:lead
     """
-    with cli._library(store) as lib:
+    with library(store) as lib:
         s = _queue(lib, as_).set_settings(audit_fraction=audit_fraction, stamp_run=stamp_run,
                                           stamp_seconds=stamp_seconds)
     if json_:
-        cli._emit(s.to_dict())
+        emit(s.to_dict())
     else:
         typer.echo(f"audit fraction {s.audit_fraction:g}; rubber stamp: {s.stamp_run} accepts "
                    f"in a row under {s.stamp_seconds:g} s")
@@ -225,27 +220,24 @@ def calibrate(
 
     Example: pincite calibrate --field guarantee.definitive --as demo:ana:analysts --json
     """
-    from ..review.calibration import calibration_report, format_table, seed_worked_example
+    from ..library import format_table, seed_worked_example
 
     if seed_example:
         rows = seed_worked_example()
         if json_:
-            cli._emit([r.to_dict() for r in rows])
+            emit([r.to_dict() for r in rows])
         else:
             typer.echo("seed 000 §05: 3,600 fields/day; 55/20/12/7/6 % from ≥ 0.95 down; "
                        "error = 1 − bin midpoint; 90 s per reviewed item")
             typer.echo(format_table(rows))
         return
-    with cli._library(store) as lib:
-        rep = calibration_report(lib.store, cli._principal(as_).tenant, field=field)
-    if diagram is not None:
-        from ..review.diagram import reliability_diagram
-
-        fmt = "png" if diagram.suffix.lower() == ".png" else "svg"
-        diagram.write_bytes(reliability_diagram(rep["all"]["bins"], fmt=fmt,
-                                                title=f"Reliability · {field or 'all fields'}"))
+    with library(store) as lib:
+        rep = lib.calibration(principal(as_), field=field)
+        if diagram is not None:
+            fmt = "png" if diagram.suffix.lower() == ".png" else "svg"
+            diagram.write_bytes(lib.reliability_diagram(principal(as_), field=field, fmt=fmt))
     if json_:
-        cli._emit(rep)
+        emit(rep)
         return
     _print_report(rep)
 
@@ -253,7 +245,7 @@ def calibrate(
 def _print_report(rep: dict[str, Any]) -> None:
     from fractions import Fraction
 
-    from ..review.calibration import ThresholdRow, format_table
+    from ..library import ThresholdRow, format_table
 
     for f in rep["fields"]:
         th = f["thresholds"]

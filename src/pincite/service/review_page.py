@@ -1,35 +1,39 @@
 """The review page: FastAPI + server-rendered Jinja2 templates + a little plain JS.
 
-`create_app(store, principal)` returns an app that acts as one reviewer (`pincite review
+`create_app(lib, principal)` returns an app that acts as one reviewer (`pincite review
 serve --as PRINCIPAL`; real sign-in comes with the HTTP service). Routes:
 
     GET  /                                  the queue, with filters (state, reason, field, hard, mine)
     POST /next                              claim the next item → its page (or the queue when empty)
     GET  /items/{id}                        candidate, reason, deadline, evidence in reading order
     GET  /items/{id}/evidence/{k}/page/{p}.png   a cited PDF page rendered by pypdfium2
-    POST /items/{id}/decide                 JSON or form: decision, value, quote, doc, not_stated
+    POST /items/{id}/decide                 JSON or form fields: decision, value, quote, doc, not_stated
     POST /items/{id}/release                give the claim back
     GET  /metrics, /metrics.json            the watch list, calibration, incidents
     GET  /calibration.json                  `pincite calibrate --json`
     GET  /reliability.svg?field=F           the reliability diagram
     POST /incidents/{id}/clear              clear a rubber-stamp incident
 
-Errors come out as one envelope (`{"error": {"code", "message"}}`) for JSON callers and
-as the same message on a page for browsers, with the error's HTTP status.
+It calls only the facade (`pincite.library.Library`). Errors come out as one envelope
+(`{"error": {"code", "message"}}`) for JSON callers and as the same message on a page for
+browsers, with the error's HTTP status.
 """
-
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
-from urllib.parse import parse_qs, quote
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import quote as urlquote
 
-from ..cite.resolve import resolve_doc
 from ..errors import MissingExtra, NotFound, PinciteError, UsageError
 from ..model import Principal
-from ..review.queue import Clock, ReviewQueue
-from ..store import SQLiteStore
 from ..vocab import ReviewDecision, ReviewReason, ReviewState
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+Clock = Callable[[], datetime]
+
 
 
 def _jinja() -> Any:
@@ -41,10 +45,10 @@ def _jinja() -> Any:
     return env
 
 
-def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None = None) -> Any:
-    """Return the review app acting as `principal` over `store`."""
+def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = None) -> Any:
+    """Return the review app acting as `principal` over the library `lib`."""
     try:
-        from fastapi import FastAPI, Request
+        from fastapi import FastAPI, Form, Request
         from fastapi.exceptions import RequestValidationError
         from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
         from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -54,8 +58,8 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
     env = _jinja()
     app = FastAPI(title="pincite review", docs_url=None, redoc_url=None, openapi_url=None)
 
-    def queue() -> ReviewQueue:
-        return ReviewQueue(store, principal, clock=clock)
+    def queue() -> Any:
+        return lib.review_queue(principal, clock=clock)
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         html = env.get_template(name).render(principal=str(principal), **ctx)
@@ -121,7 +125,7 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
         if wants_json(request):
             return JSONResponse(it)
         if it is None:
-            return RedirectResponse("/?message=" + quote("The queue holds nothing for you."),
+            return RedirectResponse("/?message=" + urlquote("The queue holds nothing for you."),
                                     status_code=303)
         return RedirectResponse(f"/items/{it['id']}", status_code=303)
 
@@ -131,48 +135,41 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
 
     @app.get("/items/{item_id}", response_class=HTMLResponse)
     def item_page(item_id: int, message: str = "") -> HTMLResponse:
-        from ..review.evidence import evidence_views
-
         q = queue()
         it = q.item(item_id)
         mine = bool(it["claim_live"]) and it["claimed_by"] == q.reviewer
-        views = evidence_views(store, principal, it)
+        views = lib.review_evidence(principal, it)
         cand = json.dumps(it["candidate"].get("value"), ensure_ascii=False, indent=1)
         return page("review_item.html", item=it, views=views, mine=mine, candidate_json=cand,
                     message=message, error=False)
 
     @app.get("/items/{item_id}/evidence/{k}/page/{page_no}.png")
     def page_image(item_id: int, k: int, page_no: int) -> Response:
-        from ..review.evidence import render_page_png
-
-        it = queue().item(item_id)
-        ev = list(it.get("evidence") or ())
-        if not 0 <= k < len(ev):
-            raise NotFound("evidence", f"{item_id}/{k}")
-        rev = resolve_doc(store, principal, str(ev[k]["doc_id"]))
-        if rev.media_type != "application/pdf":
-            raise NotFound("page image", f"{rev.doc_id} p.{page_no}")
-        png = render_page_png(store, rev, page_no)
+        png = lib.review_page_image(principal, queue().item(item_id), k, page_no)
         return Response(png, media_type="image/png")
 
     @app.post("/items/{item_id}/decide")
-    async def decide(item_id: int, request: Request) -> Response:
-        body = await _body(request)
-        value = body.get("value")
-        if isinstance(value, str) and request.headers.get("content-type", "").startswith(
-                "application/x-www-form-urlencoded"):
-            value = _json_value(value) if value.strip() else None
-        not_stated = body.get("not_stated") in (True, "1", "true", "on")
-        decision = str(body.get("decision", ""))
-        res = queue().decide(item_id, decision,
-                             value=value if decision == ReviewDecision.CORRECT and not not_stated else None,
-                             quote=(body.get("quote") or None) if decision == ReviewDecision.CORRECT else None,
-                             doc=body.get("doc") or None,
-                             not_stated=not_stated if decision == ReviewDecision.CORRECT else False)
+    async def decide(item_id: int, request: Request,
+                     decision: Annotated[str, Form()] = "",
+                     value: Annotated[str | None, Form()] = None,
+                     quote: Annotated[str | None, Form()] = None,
+                     doc: Annotated[str | None, Form()] = None,
+                     not_stated: Annotated[str | None, Form()] = None) -> Response:
+        body: dict[str, Any] = {"decision": decision, "value": _json_value(value),
+                                "quote": quote, "doc": doc, "not_stated": not_stated}
+        if request.headers.get("content-type", "").startswith("application/json"):
+            body = await _json_body(request)  # the page's script posts JSON
+        unstated = body.get("not_stated") in (True, "1", "true", "on")
+        chosen = str(body.get("decision", ""))
+        correct = chosen == ReviewDecision.CORRECT
+        res = queue().decide(item_id, chosen,
+                             value=body.get("value") if correct and not unstated else None,
+                             quote=(body.get("quote") or None) if correct else None,
+                             doc=body.get("doc") or None, not_stated=unstated and correct)
         if wants_json(request):
             return JSONResponse({"ok": True, "item": res["item"], "label": res["label"],
                                  "incident": res["incident"]})
-        return RedirectResponse(f"/items/{item_id}?message=" + quote(f"Saved: {decision}"),
+        return RedirectResponse(f"/items/{item_id}?message=" + urlquote(f"Saved: {chosen}"),
                                 status_code=303)
 
     @app.post("/items/{item_id}/release")
@@ -180,35 +177,24 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
         queue().release(item_id)
         if wants_json(request):
             return JSONResponse({"ok": True})
-        return RedirectResponse("/?message=" + quote(f"Released item {item_id}."), status_code=303)
+        return RedirectResponse("/?message=" + urlquote(f"Released item {item_id}."), status_code=303)
 
     @app.get("/metrics", response_class=HTMLResponse)
     def metrics_page() -> HTMLResponse:
-        from ..review.metrics import review_metrics
-
-        return page("review_metrics.html", m=review_metrics(store, principal,
-                                                            now=clock() if clock else None))
+        return page("review_metrics.html",
+                    m=lib.review_metrics(principal, now=clock() if clock else None))
 
     @app.get("/metrics.json")
     def metrics_json() -> JSONResponse:
-        from ..review.metrics import review_metrics
-
-        return JSONResponse(review_metrics(store, principal, now=clock() if clock else None))
+        return JSONResponse(lib.review_metrics(principal, now=clock() if clock else None))
 
     @app.get("/calibration.json")
     def calibration_json(field: str = "") -> JSONResponse:
-        from ..review.calibration import calibration_report
-
-        return JSONResponse(calibration_report(store, principal.tenant, field=field or None))
+        return JSONResponse(lib.calibration(principal, field=field or None))
 
     @app.get("/reliability.svg")
     def reliability_svg(field: str = "") -> Response:
-        from ..review.calibration import calibration_report
-        from ..review.diagram import reliability_diagram
-
-        rep = calibration_report(store, principal.tenant, field=field or None)
-        title = f"Reliability · {field}" if field else "Reliability · all fields"
-        svg = reliability_diagram(rep["all"]["bins"], title=title, fmt="svg")
+        svg = lib.reliability_diagram(principal, field=field or None, fmt="svg")
         return Response(svg, media_type="image/svg+xml")
 
     @app.post("/incidents/{incident_id}/clear")
@@ -221,22 +207,22 @@ def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None 
     return app
 
 
-async def _body(request: Any) -> dict[str, Any]:
-    """Return a JSON or urlencoded request body as a dict."""
+async def _json_body(request: Any) -> dict[str, Any]:
+    """Return a JSON request body, which must be an object."""
     raw = await request.body()
-    ctype = request.headers.get("content-type", "")
-    if ctype.startswith("application/json"):
-        try:
-            got = json.loads(raw or b"{}")
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"the request body is not JSON: {exc.msg}") from None
-        if not isinstance(got, dict):
-            raise UsageError("the request body must be a JSON object")
-        return got
-    return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+    try:
+        got = json.loads(raw or b"{}")
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"the request body is not JSON: {exc.msg}") from None
+    if not isinstance(got, dict):
+        raise UsageError("the request body must be a JSON object")
+    return got
 
 
-def _json_value(text: str) -> Any:
+def _json_value(text: str | None) -> Any:
+    """Return the corrected value a form field holds as JSON (None when empty)."""
+    if text is None or not text.strip():
+        return None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -1,0 +1,82 @@
+"""What every command runs inside: the library opened from `--store`, the principal of
+`--as`, pincite errors turned into one line and an exit code, JSON lines on stdout.
+
+Every command group imports these; none reaches another group's module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from ..library import Library
+    from ..model import Principal
+
+DEFAULT_STORE = "./pincite-store"
+DEFAULT_PRINCIPAL = "default:local"
+_root: dict[str, str | None] = {"store": None}  # `pincite --store S COMMAND`
+
+
+def set_root_store(store: str | None) -> None:
+    """Remember the --store given before the command name."""
+    _root["store"] = store
+
+
+def store_url(store: str | None) -> str:
+    """Return the store to open: the command's --store, the root's, $PINCITE_STORE, or the default."""
+    return store or _root["store"] or os.environ.get("PINCITE_STORE") or DEFAULT_STORE
+
+
+def principal(as_: str | None) -> Principal:
+    """Return the principal of --as, else $PINCITE_AS, else the local default."""
+    from ..model import Principal
+
+    return Principal.parse(as_ or os.environ.get("PINCITE_AS") or DEFAULT_PRINCIPAL)
+
+
+def emit(obj: Any) -> None:
+    """Print one JSON line on stdout."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def out(json_: bool, obj: Any, text: str) -> None:
+    """Print `obj` as a JSON line with --json, else `text`."""
+    if json_:
+        emit(obj)
+    else:
+        typer.echo(text)
+
+
+@contextmanager
+def errors() -> Iterator[None]:
+    """Turn pincite errors into one line on stderr and a non-zero exit (2 for usage)."""
+    from ..errors import PinciteError, UsageError
+
+    try:
+        yield
+    except UsageError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(2) from None
+    except PinciteError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+
+
+@contextmanager
+def library(store: str | None) -> Iterator[Library]:
+    """Yield the library at `store_url(store)`, closed afterwards, inside `errors()`."""
+    from ..library import open_library
+
+    with errors():
+        lib = open_library(store_url(store))
+        try:
+            yield lib
+        finally:
+            lib.close()

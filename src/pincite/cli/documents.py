@@ -1,0 +1,400 @@
+"""Document commands: `ingest`, `reparse`, `acl`, `sources`, `show`, `tables`, `facts`,
+`fsck`, `cite` and `verify`. Heavy modules load inside the commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..vocab import IngestStatus
+from .context import emit, errors, library, out, principal
+from .options import AsOpt, JsonOpt, StoreOpt
+
+
+def register(app: typer.Typer) -> None:
+    """Add the document commands to `app`."""
+    app.command("ingest")(ingest)
+    app.command("reparse")(reparse)
+    app.command("acl")(acl_cmd)
+    app.command("sources")(sources)
+    app.command("show")(show)
+    app.command("tables")(tables)
+    app.command("facts")(facts)
+    app.command("fsck")(fsck)
+    app.command("cite")(cite)
+    app.command("verify")(verify)
+
+
+# ---- ingest ------------------------------------------------------------------------------
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (walked).")],
+    tenant: Annotated[str, typer.Option("--tenant", help="Tenant the sources belong to.")] = "default",
+    acl: Annotated[list[str] | None, typer.Option(
+        "--acl", help="ACL entry: user:NAME, group:NAME or * (repeatable; new sources default to *).")] = None,
+    source_id: Annotated[str | None, typer.Option("--id", help="Source id (one file only).")] = None,
+    password: Annotated[str | None, typer.Option("--password", help="Password of encrypted PDFs.")] = None,
+    no_publish: Annotated[bool, typer.Option(
+        "--no-publish", help="Do not build and publish an index generation afterwards.")] = False,
+    embedder: Annotated[str | None, typer.Option(
+        "--embedder", help="Embedder of the generation built afterwards: minilm or hash "
+        "(default: $PINCITE_EMBEDDER, else minilm when the 'embed' extra is installed).")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ingest documents: new bytes become a revision, bad input is quarantined with a reason.
+    Then build and publish an index generation for what changed (unless --no-publish).
+
+    Example: pincite ingest examples/ --tenant acme --acl group:legal --json
+    """
+    from ..model import parse_acl_entry
+
+    with library(store) as lib:
+        acl_given = [parse_acl_entry(a) for a in acl] if acl else None
+        if not json_:
+            note = f"acl {' '.join(acl_given)}" if acl_given else "acl * for new sources (default)"
+            typer.echo(f"tenant {tenant} (default)" if tenant == "default" else f"tenant {tenant}", err=True)
+            typer.echo(note, err=True)
+
+        def run(on_result: Callable[[Any], None]) -> list[Any]:
+            # Without --acl: new sources get '*', existing ones keep their ACL.
+            return lib.ingest(paths, tenant=tenant, acl=acl_given,
+                              new_acl=None if acl_given else ["*"], source_id=source_id,
+                              password=password, publish=False, on_result=on_result)
+
+        if json_:
+            results = run(lambda r: emit(r.to_dict()))
+        else:
+            from rich.progress import Progress
+
+            with Progress(transient=True) as progress:
+                task = progress.add_task("ingesting", total=None)
+                results = run(lambda r: progress.advance(task))
+            for r in results:
+                extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
+                flags = f" [{', '.join(r.flags)}]" if r.flags else ""
+                typer.echo(f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
+        if not no_publish:
+            # What `lib.ingest(publish=True)` does, here after the results are printed.
+            built = lib.update_index(embedder, progress=not json_)
+            if built is None:
+                typer.echo("index up to date", err=True)
+            else:
+                c = built.manifest["counts"]
+                typer.echo(f"published generation {built.gen_id} ({c['chunks']} chunks, "
+                           f"{c['embedded']} embedded)", err=True)
+
+
+def reparse(
+    source_ids: Annotated[list[str] | None, typer.Argument(help="Sources (default: all visible).")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Re-parse revisions with the current parsers; old text layers are kept.
+
+    Example: pincite reparse tender/pliego.pdf --as demo:ana:analysts --json
+    """
+    with library(store) as lib:
+        for doc_id, layer in lib.reparse(principal(as_), source_ids or []):
+            if json_:
+                emit({"doc_id": doc_id, "new_text_layer": layer})
+            else:
+                typer.echo(f"{doc_id}: {'added ' + layer if layer else 'up to date'}")
+
+
+def acl_cmd(
+    source_id: Annotated[str, typer.Argument(help="The source whose ACL to replace.")],
+    entries: Annotated[list[str] | None, typer.Argument(help="More ACL entries.")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="ACL entry (repeatable).")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Replace a source's ACL; revocation takes effect on the next read.
+
+    Example: pincite acl tender.pdf --set group:legal user:ana
+    """
+    all_entries = (set_ or []) + (entries or [])
+    with library(store) as lib:
+        if not all_entries:
+            from ..errors import UsageError
+
+            with errors():
+                raise UsageError("give the new ACL with --set ENTRY…")
+        src = lib.set_acl(principal(as_), source_id, all_entries)
+        if json_:
+            emit({"source_id": src.source_id, "acl": list(src.acl), "acl_epoch": src.acl_epoch})
+        else:
+            typer.echo(f"{src.source_id}: acl {' '.join(src.acl)} (epoch {src.acl_epoch})")
+
+
+def sources(
+    quarantined: Annotated[bool, typer.Option("--quarantined", help="List refused files instead.")] = False,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """List the sources you can see, or the quarantined files with their reasons.
+
+    Example: pincite sources --quarantined --as acme:ana:legal --json
+    """
+    with library(store) as lib:
+        p = principal(as_)
+        if quarantined:
+            for q in lib.quarantined(p):
+                if json_:
+                    emit(q.to_dict())
+                else:
+                    typer.echo(f"{q.reason:16} {q.path}  {q.detail}")
+            return
+        for s in lib.sources(p):
+            revs = lib.revisions(p, s.source_id)
+            latest = revs[-1]
+            if json_:
+                emit({"source_id": s.source_id, "doc_id": latest.doc_id,
+                       "doc_sha256": latest.sha256, "media_type": latest.media_type,
+                       "revisions": len(revs), "acl": list(s.acl), "flags": list(latest.flags)})
+            else:
+                typer.echo(f"{latest.doc_id:40} {latest.media_type:20} "
+                           f"{len(revs)} rev  {latest.sha256[:12]}")
+
+
+def show(
+    doc: Annotated[str, typer.Argument(help="SOURCE_ID (latest revision) or SOURCE_ID@REVISION.")],
+    locator: Annotated[str | None, typer.Option("--locator", help="Show the element(s) with this locator.")] = None,
+    chars: Annotated[str | None, typer.Option("--chars", help="Show the text at A:B.")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Show a document's text layer, an element by locator, or a character range.
+
+    Example: pincite show tender.pdf --locator "clause 12.1.a"
+    """
+    from ..errors import NotFound, UsageError
+
+    with library(store) as lib:
+        rev, layer = lib.document(principal(as_), doc)
+        head = {"doc_id": rev.doc_id, "doc_sha256": rev.sha256, "media_type": rev.media_type,
+                "text_layer": layer.layer_id, "valid_to": rev.valid_to, "flags": list(rev.flags)}
+        with errors():
+            if chars is not None:
+                try:
+                    a, b = (int(x) for x in chars.split(":"))
+                except ValueError:
+                    raise UsageError("--chars takes A:B, two offsets") from None
+                if not 0 <= a <= b <= len(layer.text):
+                    raise UsageError(f"--chars {chars} is outside 0:{len(layer.text)}")
+                piece = layer.text[a:b]
+                out(json_, {**head, "char_start": a, "char_end": b, "text": piece}, piece)
+                return
+            if locator is not None:
+                els = [e for e in layer.elements if e.locator == locator and e.kind != "page"]
+                if not els:
+                    raise NotFound("locator", locator)
+                el = max(els, key=lambda e: e.char_end - e.char_start)
+                piece = layer.text[el.char_start:el.char_end]
+                out(json_, {**head, **el.to_dict(), "text": piece}, piece)
+                return
+        if json_:
+            emit({**head, "text": layer.text, "elements": [e.to_dict() for e in layer.elements]})
+        else:
+            typer.echo(f"{rev.doc_id}  {rev.media_type}  {layer.layer_id}  sha256 {rev.sha256}")
+            typer.echo(layer.text)
+
+
+def tables(
+    doc: Annotated[str, typer.Argument(help="SOURCE_ID (latest revision) or SOURCE_ID@REVISION.")],
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """List a document's tables with caption, unit, scale, period and header paths per cell.
+
+    Example: pincite tables report.pdf --json
+    """
+    with library(store) as lib:
+        for t in lib.tables(principal(as_), doc):
+            if json_:
+                emit(t.to_dict())
+                continue
+            where = f"page {t.page}, " if t.page else ""
+            typer.echo(f"{t.locator} ({where}{t.n_rows}x{t.n_cols}, header rows {t.header_rows}, "
+                       f"unit {t.unit or '-'}, scale {t.scale or '-'}, period {t.period_grain or '-'})"
+                       f"{'  ' + t.caption if t.caption else ''}")
+            for c in t.cells:
+                if c.header is None:
+                    typer.echo(f"  {c.locator}: {c.text}")
+
+
+def facts(
+    doc: Annotated[str, typer.Argument(help="SOURCE_ID (latest revision) or SOURCE_ID@REVISION.")],
+    type_: Annotated[list[str] | None, typer.Option(
+        "--type", help="Keep only these value types: number, money, percent, date, datetime, "
+        "period, duration, text (repeatable).")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """List a document's atomic facts (table cells and typed values in prose), each citable.
+
+    Example: pincite facts tender/pliego.pdf --type money --json
+    """
+    from ..errors import UsageError
+    from ..library import VALUE_TYPES
+
+    with library(store) as lib:
+        bad = [t for t in type_ or [] if t not in VALUE_TYPES]
+        if bad:
+            with errors():
+                raise UsageError(f"unknown --type {bad[0]!r}: use one of {', '.join(VALUE_TYPES)}")
+        for f in lib.facts(principal(as_), doc, types=type_ or None):
+            if json_:
+                emit(f.to_dict())
+            else:
+                q = f" [{f.qualifier}]" if f.qualifier else ""
+                typer.echo(f"{f.value_type:9} {f.normalized_value or '':>16} {f.value!r}{q}  "
+                           f"@ {f.locator}")
+
+
+def fsck(
+    grace: Annotated[float, typer.Option("--grace", help="Leave unreferenced files younger than this (s).")] = 600.0,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Check blob hashes, orphans and SQLite integrity; reclaim debris; exit 1 on damage.
+
+    Example: pincite fsck --grace 60 --json
+    """
+    with library(store) as lib:
+        report = lib.fsck(grace_seconds=grace)
+        if json_:
+            emit(report.to_dict())
+        else:
+            typer.echo(f"{report.revisions} revisions, {report.blobs_checked} blobs checked")
+            for line in report.damage:
+                typer.echo(f"DAMAGE   {line}")
+            for line in report.reclaimed:
+                typer.echo(f"reclaimed {line}")
+            typer.echo("ok" if report.ok else "damaged")
+        if not report.ok:
+            raise typer.Exit(1)
+
+
+# ---- citations ---------------------------------------------------------------------------
+
+
+def cite(
+    doc: Annotated[str, typer.Argument(help="SOURCE_ID or SOURCE_ID@REVISION.")],
+    quote: Annotated[list[str] | None, typer.Option("--quote", help="Text to cite (repeatable).")] = None,
+    quotes: Annotated[Path | None, typer.Option("--quotes", help="File with one JSON string per line.")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Find quotes in a document and print verified provenance entries; exit 1 if one is missing.
+
+    Example: pincite cite tender.pdf --quote "450.000 €" --json
+    """
+    from ..errors import QuoteNotFound, UsageError
+
+    wanted = list(quote or [])
+    with library(store) as lib:
+        if quotes is not None:
+            with errors():
+                try:
+                    for line in quotes.read_text(encoding="utf-8").splitlines():
+                        if line.strip():
+                            q = json.loads(line)
+                            if not isinstance(q, str):
+                                raise ValueError
+                            wanted.append(q)
+                except (OSError, ValueError):
+                    raise UsageError(f"{quotes}: expected one JSON string per line") from None
+        if not wanted:
+            with errors():
+                raise UsageError("give --quote TEXT or --quotes FILE")
+        ver = lib.verifier(principal(as_))
+        missing = 0
+        for q in wanted:
+            try:
+                c = ver.cite(doc, q)
+            except QuoteNotFound:
+                missing += 1
+                if json_:
+                    emit({"quote": q, "error": "not_found"})
+                else:
+                    typer.echo(f"not found: {q!r}", err=True)
+                continue
+            if json_:
+                emit(c.to_dict())
+            else:
+                where = f"page {c.page}, " if c.page else ""
+                typer.echo(f"{c.doc_id} {c.locator} ({where}chars {c.char_start}-{c.char_end}) "
+                           f"{'verified' if c.quote_verified else 'NOT verified'}: {c.quote!r}")
+        if missing:
+            raise typer.Exit(1)
+
+
+def _entries(obj: Any) -> Iterator[Any]:
+    """Yield every provenance entry inside a JSON value."""
+    if isinstance(obj, list):
+        for x in obj:
+            yield from _entries(x)
+    elif isinstance(obj, dict):
+        if "doc_id" in obj and "quote" in obj:
+            yield obj
+            return
+        for k, v in obj.items():
+            if k == "provenance" and isinstance(v, list):
+                yield from v
+            elif isinstance(v, dict | list):
+                yield from _entries(v)
+
+
+def verify(
+    file: Annotated[Path, typer.Argument(help="JSON: an entry, a list, or objects with provenance lists ('-' = stdin).")],
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Re-check provenance entries against the stored bytes; exit 0 only if all verify.
+
+    Example: pincite cite doc.pdf --quote "…" --json > c.json && pincite verify c.json
+    """
+    from ..errors import UsageError
+    from ..library import Citation
+
+    with library(store) as lib, errors():
+        try:
+            raw = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read {file}: {exc.strerror}") from None
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            # also accept JSON lines (what `cite --json` prints)
+            try:
+                data = [json.loads(line) for line in raw.splitlines() if line.strip()]
+            except ValueError:
+                raise UsageError(f"{file} is not JSON") from None
+        entries = [Citation.from_dict(e) for e in _entries(data)]
+        if not entries:
+            raise UsageError(f"{file} holds no provenance entries")
+        results = lib.verify(principal(as_), entries)
+        for c in results:
+            if json_:
+                emit({"doc_id": c.doc_id, "char_start": c.char_start, "char_end": c.char_end,
+                       "quote_verified": c.quote_verified, "verify_reason": c.verify_reason})
+            else:
+                typer.echo(f"{'ok ' if c.quote_verified else 'BAD'} {c.verify_reason:18} "
+                           f"{c.doc_id} {c.char_start}-{c.char_end}")
+    if not all(c.quote_verified for c in results):
+        raise typer.Exit(1)

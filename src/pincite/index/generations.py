@@ -27,11 +27,11 @@ import numpy as np
 
 from ..cite.locate import LocatorIndex
 from ..cite.verifier import LoadedLayer, citation_for
-from ..embed import CACHE_FILENAME, CachedEmbedder, Embedder, EmbeddingCache, EmbeddingSpace
+from ..embed import CachedEmbedder, Embedder, EmbeddingCache, EmbeddingSpace
 from ..errors import NotFound, PinciteError, UsageError
 from ..parse.hidden_chars import HIDDEN_CHARS_RE
 from ..sources.ingest import now_iso
-from ..store import SQLiteStore
+from ..store import Store
 from ..store.ann import (
     DEFAULT_ANN_POLICY,
     AnnPolicy,
@@ -82,7 +82,7 @@ class BuildResult:
 # ---- chunks ---------------------------------------------------------------------------
 
 
-def _chunk_records(store: SQLiteStore, lrev: LiveRevision) -> list[ChunkRecord]:
+def _chunk_records(store: Store, lrev: LiveRevision) -> list[ChunkRecord]:
     """Segment one revision's text layer and attach what a citation of each chunk needs."""
     rev = store.revision(lrev.tenant, lrev.source_id, lrev.revision_id)
     layer = store.text_layer(rev, lrev.layer_id) if rev is not None else None
@@ -115,7 +115,7 @@ def _seq(revision_id: str) -> int:
     return int(revision_id[1:]) if revision_id[1:].isdigit() else 0
 
 
-def chunk_list_digest(store: SQLiteStore, gen_id: str) -> str:
+def chunk_list_digest(store: Store, gen_id: str) -> str:
     """sha256 over `ord<TAB>chunk_id<TAB>content_digest` lines of a generation."""
     h = hashlib.sha256()
     for ord_, chunk_id, digest in store.generation_chunk_list(gen_id):
@@ -130,7 +130,7 @@ def _builder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord],
+def _embed(store: Store, embedder: Embedder, chunks: Sequence[ChunkRecord],
            progress: bool) -> tuple[np.ndarray, int]:
     """Return (vectors in chunk order, texts run through the model)."""
     space = embedder.space
@@ -139,7 +139,7 @@ def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord]
     for i, ch in enumerate(chunks):
         by_tenant.setdefault(ch.tenant, []).append(i)
     computed = 0
-    with EmbeddingCache(store.root / CACHE_FILENAME) as cache:
+    with EmbeddingCache(store.embeddings()) as cache:
         for tenant, idx in by_tenant.items():
             cached = CachedEmbedder(embedder, cache, scope=tenant)
             got = cached.embed([chunks[i].text for i in idx], role="document", progress=progress)
@@ -149,7 +149,7 @@ def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord]
     return vectors, computed
 
 
-def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_POLICY,
+def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_POLICY,
           history: bool = True, progress: bool = False,
           on_stage: Callable[[str], None] | None = None,
           ann: AnnPolicy = DEFAULT_ANN_POLICY) -> BuildResult:
@@ -267,7 +267,7 @@ def _tenant_ranges(chunks: Sequence[ChunkRecord]) -> list[tuple[str, int, int]]:
     return out
 
 
-def _reusable_lexical(store: SQLiteStore) -> str | None:
+def _reusable_lexical(store: Store) -> str | None:
     """The generation whose analyzed text a new build may copy (same analyzer), or None."""
     for gen in (store.pointer()[0], *[g.gen_id for g in reversed(store.generations())]):
         if gen is None:
@@ -280,14 +280,14 @@ def _reusable_lexical(store: SQLiteStore) -> str | None:
     return None
 
 
-def _discard(store: SQLiteStore, gen_id: str, state: str, note: str) -> None:
+def _discard(store: Store, gen_id: str, state: str, note: str) -> None:
     try:
         store.drop_generation_tables(gen_id, state, note)
     finally:
         remove_generation_dir(store.root, gen_id)
 
 
-def cleanup_abandoned(store: SQLiteStore) -> list[str]:
+def cleanup_abandoned(store: Store) -> list[str]:
     """Discard generations left `building` by a process of this host that no longer runs."""
     host = socket.gethostname()
     out = []
@@ -317,7 +317,7 @@ def _alive(pid: int) -> bool:
 # ---- integrity ---------------------------------------------------------------------------
 
 
-def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
+def check_generation(store: Store, gen_id: str) -> list[str]:
     """Return the integrity problems of a generation (empty when it may be served)."""
     g = store.generation(gen_id)
     if g is None:
@@ -379,7 +379,7 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
 # ---- publish and rollback ------------------------------------------------------------------
 
 
-def publish(store: SQLiteStore, gen_id: str) -> GenerationRow:
+def publish(store: Store, gen_id: str) -> GenerationRow:
     """Check a generation and switch the pointer to it in one transaction."""
     from .. import faults
 
@@ -403,7 +403,7 @@ def publish(store: SQLiteStore, gen_id: str) -> GenerationRow:
     return out
 
 
-def build_and_publish(store: SQLiteStore, embedder: Embedder, *, progress: bool = False) -> BuildResult:
+def build_and_publish(store: Store, embedder: Embedder, *, progress: bool = False) -> BuildResult:
     """Build a generation of everything current and publish it; return the build result
     (raise GenerationInvalid when the build failed its checks)."""
     result = build(store, embedder, progress=progress)
@@ -413,7 +413,7 @@ def build_and_publish(store: SQLiteStore, embedder: Embedder, *, progress: bool 
     return result
 
 
-def rollback(store: SQLiteStore) -> GenerationRow:
+def rollback(store: Store) -> GenerationRow:
     """Switch the pointer back to the previous published generation."""
     current, previous, _ = store.pointer()
     if previous is None:
@@ -434,12 +434,12 @@ def rollback(store: SQLiteStore) -> GenerationRow:
     return out
 
 
-def current_generation(store: SQLiteStore) -> GenerationRow | None:
+def current_generation(store: Store) -> GenerationRow | None:
     gen = store.pointer()[0]
     return store.generation(gen) if gen else None
 
 
-def needs_build(store: SQLiteStore, space: EmbeddingSpace) -> bool:
+def needs_build(store: Store, space: EmbeddingSpace) -> bool:
     """True when the published generation misses revisions or is in another space."""
     g = current_generation(store)
     if g is None or not g.manifest:
@@ -453,7 +453,7 @@ def needs_build(store: SQLiteStore, space: EmbeddingSpace) -> bool:
     return False
 
 
-def prune(store: SQLiteStore, keep: int = DEFAULT_KEEP) -> list[str]:
+def prune(store: Store, keep: int = DEFAULT_KEEP) -> list[str]:
     """Drop the tables and files of old generations; keep the current one, the previous
     one (the rollback target) and the newest `keep` servable ones. Returns dropped ids."""
     if keep < 1:

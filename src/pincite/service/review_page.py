@@ -28,7 +28,7 @@ from ..cite.resolve import resolve_doc
 from ..errors import MissingExtra, NotFound, PinciteError, UsageError
 from ..model import Principal
 from ..review.queue import STATES, Clock, ReviewQueue
-from ..store import SQLiteStore
+from ..store import Store
 
 REASONS = ("low_confidence", "conflicting", "unverified_citation", "schema_violation",
            "sample_audit")
@@ -41,7 +41,7 @@ def _jinja() -> Any:
                               autoescape=jinja2.select_autoescape(["html"]))
 
 
-def create_app(store: SQLiteStore, principal: Principal, *, clock: Clock | None = None) -> Any:
+def create_app(store: Store, principal: Principal, *, clock: Clock | None = None) -> Any:
     """Return the review app acting as `principal` over `store`."""
     try:
         from fastapi import FastAPI, Request

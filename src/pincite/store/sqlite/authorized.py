@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import StoreError
 from ..index_records import AuthScope
 from . import postings
 from .index_sql import (
@@ -99,9 +100,17 @@ class AuthorizedReads:
         one row per term is read from the packed postings (terms carry the tenant's key,
         so they are the tenant's rows) and every row outside the authorized universe is
         dropped here, before anything ranks them. Generations without packed postings are
-        read by the reference statement, which joins U inside SQL."""
+        read by the reference statement, which joins U inside SQL. A lexical table SQLite
+        cannot read raises `StoreError` (search degrades to its other channel)."""
         if not terms:
             return postings.Postings()
+        try:
+            return self._postings(scope, terms)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the lexical tables of generation {scope.gen_id} are unreadable: "
+                             f"{exc}") from exc
+
+    def _postings(self, scope: AuthScope, terms: Sequence[str]) -> postings.Postings:
         with self.read() as c:
             if not self.postings_exist(scope.gen_id):
                 rows = self.authorized_postings_sql(scope, terms)

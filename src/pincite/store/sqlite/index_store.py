@@ -28,6 +28,7 @@ from ..index_records import (
 )
 from . import postings
 from .authorized import AuthorizedReads
+from .connection import vacuum
 from .index_sql import (
     CHUNK_COLS,
     FTS_BODIES,
@@ -400,20 +401,6 @@ class IndexTables(AuthorizedReads):
         """Return {chunk_id: index text} of stored chunks."""
         return dict(self.conn.execute(SQL_CHUNK_TEXTS, (json.dumps(list(chunk_ids)),)).fetchall())
 
-    @staticmethod
-    def vacuum_file(path: Any) -> None:
-        """Vacuum another SQLite file of the store (the embedding cache) securely."""
-        conn = sqlite3.connect(path, isolation_level=None)
-        try:
-            conn.execute("PRAGMA secure_delete=ON")
-            conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            conn.close()
-
     def secure_vacuum(self) -> None:
         """Rewrite the database with secure_delete on and truncate the WAL."""
-        c = self.conn
-        c.execute("PRAGMA secure_delete=ON")
-        c.execute("VACUUM")
-        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        vacuum(self.conn)

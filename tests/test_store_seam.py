@@ -30,7 +30,7 @@ def _members(cls: type) -> dict[str, object]:
 
 def test_the_sqlite_backend_implements_every_protocol_method_with_its_signature():
     protocol = _members(Store)
-    assert len(protocol) == 78
+    assert len(protocol) == 76
     missing, differ = [], []
     for name, member in protocol.items():
         if not hasattr(SQLiteStore, name) and name not in ("root", "blobs", "quarantine_blobs",
@@ -158,3 +158,29 @@ def test_file_cache_reopens_a_replaced_file_and_forgets_by_path_and_dir(tmp_path
     cache.forget_dir(tmp_path / "d")
     assert cache.get(b, 1, load("b1 reopened")) == "b1 reopened"
     assert opened == ["a1", "a2", "b1", "a2 reopened", "b1 reopened"]
+
+
+def test_a_generation_built_with_an_fts5_table_is_purged_without_trace(lib):
+    """Generations built before the FTS5 tables were removed keep their bodies in
+    `fts_<gen>`: a purge rewrites their postings from it and then drops it."""
+    from pincite.model import Principal
+
+    from .corpus import EMB, TERMS_EN, add, publish
+
+    ana = Principal.parse("acme:ana:legal")
+    add(lib, "terms.md", TERMS_EN)
+    add(lib, "canary.md", "# Side letter\n\nThe zqxcanary bonus is due.\n")
+    gen = publish(lib)
+    conn = lib.store.conn
+    rows = conn.execute(f"SELECT ord, tenant, body FROM lex_{gen}").fetchall()
+    conn.execute(f"DROP TABLE lex_{gen}")
+    conn.execute(f"CREATE VIRTUAL TABLE fts_{gen} USING fts5(tenant, body)")
+    conn.executemany(f"INSERT INTO fts_{gen} (rowid, tenant, body) VALUES (?, ?, ?)", rows)
+    terms = [t for (t,) in conn.execute(f"SELECT term FROM post_{gen}") if t.endswith("zqxcanari")
+             or t.endswith("zqxcanary")]
+    assert len(terms) == 1
+    lib.delete(ana, "canary.md", purge=True)
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE ?",
+                        (f"fts_{gen}%",)).fetchone()[0] == 0
+    assert conn.execute(f"SELECT count(*) FROM post_{gen} WHERE term = ?", terms).fetchone()[0] == 0
+    assert [i.source_id for i in lib.search(ana, "payment", embedder=EMB).items][:1] == ["terms.md"]

@@ -10,7 +10,7 @@ tenant who could read it, and `unknown_document` to anyone else.
 
 `purge=True` then removes the bytes: the vectors rows of every generation that holds the
 source are zeroed (a new file, recorded as the generation's digest), its rows leave every
-generation's FTS table (segments merged so no deleted posting survives), its chunks,
+generation's lexical tables (bodies and packed postings), its chunks,
 text layers, revisions, source row and quarantine records are deleted and its id is
 stripped from the tombstone (a digest of it remains), blobs no other revision uses are
 removed, its vectors leave the embedding cache, and both databases are vacuumed with
@@ -100,7 +100,6 @@ def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
     digests = sorted({input_sha256(sp.document_prefix + t) for sp in spaces.values() for t in gone}
                      | {input_sha256(t) for t in gone})
     forgotten = store.forget_embeddings(digests)
-    store.optimize_fts([g.gen_id for g in store.generations()])
     store.secure_vacuum()
     return {"chunks": len(chunks), "generations": len(ords_by_gen), "blobs": blobs,
             "quarantine_blobs": qblobs, "cached_vectors": forgotten, "field_records": records}

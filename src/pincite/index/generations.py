@@ -1,7 +1,7 @@
 """Index generations: build in the shadow, check, publish by one pointer switch, roll back.
 
-A generation is immutable once built: its chunk list (`ord` → chunk), an FTS5 table of
-analyzed text, a vector file, and a manifest (watermarks, parsers, segmenter policy,
+A generation is immutable once built: its chunk list (`ord` → chunk), its lexical tables
+(analyzed text and packed postings), a vector file, and a manifest (watermarks, parsers, segmenter policy,
 embedding space, ranking policy, analyzer, counts, digests, build time). Readers only
 ever follow the pointer, which `publish` and `rollback` switch in one transaction, so a
 crash at any point leaves the old or the new generation serving, never a mix.
@@ -45,7 +45,7 @@ from ..store.sqlite.universe import arrays_from_rows
 from ..store.sqlite.universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 from ..store.vectors import generation_dir, remove_generation_dir, vectors_path, write_vectors
 from ..values import guess_lang
-from .analyze import ANALYZER_ID, FTS5_TOKENIZE, analyze, analyzer_record, index_body, tenant_key
+from .analyze import ANALYZER_ID, analyze, analyzer_record, index_body, tenant_key
 from .policy import DEFAULT_POLICY, RankingPolicy
 from .segment import POLICY as SEGMENTER_POLICY
 from .segment import segment
@@ -208,7 +208,7 @@ def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_P
                              index_body(ch.tenant, tokens)))
         tenants = sorted(set(snap.tenant_rev_epochs) | set(per_tenant))
         postings_sha = store.fill_generation(
-            gen_id, FTS5_TOKENIZE, rows, prev if copied else None,
+            gen_id, rows, prev if copied else None,
             [(t, snap.tenant_rev_epochs.get(t, 0), per_tenant.get(t, 0)) for t in tenants])
         chunks_sha = chunk_list_digest(store, gen_id)
         stage("universe")
@@ -240,7 +240,7 @@ def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_P
             "digests": {"vectors_sha256": vec_sha, "chunk_list_sha256": chunks_sha},
             "vectors": {"file": f"indexes/{gen_id}/vectors.f32", "dtype": "float32-le",
                         "shape": [len(chunks), embedder.space.dimension]},
-            "lexical": {"table": f"fts_{gen_id}", "rows": len(chunks),
+            "lexical": {"table": f"lex_{gen_id}", "rows": len(chunks),
                         "postings": f"post_{gen_id}", "postings_sha256": postings_sha},
             "vector_index": vector_index,
             "universe": {"file": ROWS_FILE, "sha256": rows_sha},
@@ -275,7 +275,7 @@ def _reusable_lexical(store: Store) -> str | None:
         row = store.generation(gen)
         if (row is not None and row.state in SERVABLE and row.manifest
                 and row.manifest.get("analyzer", {}).get("name") == ANALYZER_ID
-                and store.fts_exists(gen)):
+                and store.lexical_exists(gen)):
             return gen
     return None
 
@@ -346,15 +346,10 @@ def check_generation(store: Store, gen_id: str) -> list[str]:
             problems.append("universe rows file digest does not match")
         elif [i.decode() for i in ga.ids.tolist()] != [c for _, c, _ in chunk_list]:
             problems.append("universe rows file does not match the chunk list")
-    if not store.fts_exists(gen_id):
+    if not store.lexical_exists(gen_id):
         problems.append("lexical table is missing")
-    else:
-        fts = store.fts_count(gen_id)
-        if fts != rows:
-            problems.append(f"lexical rows {fts} != chunks {rows}")
-        bad = store.fts_integrity(gen_id)
-        if bad:
-            problems.append(f"lexical index damaged: {bad}")
+    elif (bodies := store.lexical_rows(gen_id)) != rows:
+        problems.append(f"lexical rows {bodies} != chunks {rows}")
     want = m.get("lexical", {}).get("postings_sha256")
     if want is not None:
         if not store.postings_exist(gen_id):

@@ -16,12 +16,12 @@ from ...errors import StoreError
 from ..index_records import AuthScope
 from . import postings
 from .index_sql import (
-    FTS_EXISTS,
     SQL_AUTHORIZED,
     SQL_GEN_KEY,
     SQL_GEN_MANIFEST,
     SQL_POSTINGS,
     SQL_TENANT_STATE,
+    TABLE_EXISTS,
     post_table,
 )
 from .universe import (
@@ -53,7 +53,7 @@ class AuthorizedReads:
     def read(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
 
     def postings_exist(self, gen_id: str) -> bool:
-        return bool(self.conn.execute(FTS_EXISTS(), (post_table(gen_id),)).fetchone()[0])
+        return bool(self.conn.execute(TABLE_EXISTS(), (post_table(gen_id),)).fetchone()[0])
 
     def _universe_state(self, scope: AuthScope) -> tuple[Any, ...]:
         """(generation arrays, tenant runs, tenant state, row mask of U) of a scope, from the
@@ -99,9 +99,8 @@ class AuthorizedReads:
         """Return the postings (per term: ords, tfs) of the terms in authorized rows only:
         one row per term is read from the packed postings (terms carry the tenant's key,
         so they are the tenant's rows) and every row outside the authorized universe is
-        dropped here, before anything ranks them. Generations without packed postings are
-        read by the reference statement, which joins U inside SQL. A lexical table SQLite
-        cannot read raises `StoreError` (search degrades to its other channel)."""
+        dropped here, before anything ranks them. Missing postings, or a table SQLite cannot
+        read, raise `StoreError` (search degrades to its other channel)."""
         if not terms:
             return postings.Postings()
         try:
@@ -113,13 +112,8 @@ class AuthorizedReads:
     def _postings(self, scope: AuthScope, terms: Sequence[str]) -> postings.Postings:
         with self.read() as c:
             if not self.postings_exist(scope.gen_id):
-                rows = self.authorized_postings_sql(scope, terms)
-                by: dict[str, list[tuple[int, int]]] = {}
-                for term, o, tf in rows:
-                    by.setdefault(term, []).append((int(o), int(tf)))
-                return postings.Postings(
-                    list(by), [np.array(sorted(v), dtype=np.int64)[:, 0] for v in by.values()],
-                    [np.array(sorted(v), dtype=np.int64)[:, 1] for v in by.values()])
+                raise StoreError(f"generation {scope.gen_id} has no packed postings; "
+                                 "build a new generation")
             ga, tr, _ts, ok = self._universe_state(scope)
             if tr is None:
                 return postings.Postings()
@@ -127,7 +121,8 @@ class AuthorizedReads:
         return got.keep([ords_in(ga, ok, o) for o in got.ords])
 
     def authorized_postings_sql(self, scope: AuthScope, terms: Sequence[str]) -> list[tuple[str, int, int]]:
-        """The same postings by the reference statement that joins U inside SQL (tests)."""
+        """The same postings by the reference statement over the bodies, which joins U inside
+        SQL (tests, benchmarks)."""
         if not terms:
             return []
         params = {**scope.params(), "terms": json.dumps(list(terms))}

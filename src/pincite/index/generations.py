@@ -41,8 +41,6 @@ from ..store.ann import (
 )
 from ..store.blobs import sha256_file
 from ..store.index_records import ChunkRecord, GenerationRow, LiveRevision
-from ..store.sqlite.universe import arrays_from_rows
-from ..store.sqlite.universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 from ..store.vectors import generation_dir, remove_generation_dir, vectors_path, write_vectors
 from ..values import guess_lang
 from .analyze import ANALYZER_ID, analyze, analyzer_record, index_body, tenant_key
@@ -212,11 +210,9 @@ def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_P
             [(t, snap.tenant_rev_epochs.get(t, 0), per_tenant.get(t, 0)) for t in tenants])
         chunks_sha = chunk_list_digest(store, gen_id)
         stage("universe")
-        rows_sha = save_rows_file(
-            generation_dir(store.root, gen_id) / ROWS_FILE,
-            arrays_from_rows([(o, r[3], ch.chunk_id, ch.tenant, ch.source_id, ch.revision_id,
-                               ch.kind, ch.lang or "") for o, (r, ch)
-                              in enumerate(zip(rows, chunks, strict=True))]))
+        universe = store.save_universe(
+            gen_id, [(o, r[3], ch.chunk_id, ch.tenant, ch.source_id, ch.revision_id,
+                      ch.kind, ch.lang or "") for o, (r, ch) in enumerate(zip(rows, chunks, strict=True))])
         revs_indexed = [r for r in snap.revisions if r.layer_id is not None]
         manifest = {
             "schema_name": MANIFEST_SCHEMA, "version": MANIFEST_VERSION,
@@ -243,7 +239,7 @@ def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_P
             "lexical": {"table": f"lex_{gen_id}", "rows": len(chunks),
                         "postings": f"post_{gen_id}", "postings_sha256": postings_sha},
             "vector_index": vector_index,
-            "universe": {"file": ROWS_FILE, "sha256": rows_sha},
+            "universe": universe,
         }
         store.finish_generation(gen_id, "ready", manifest, len(chunks), embedder.space.dimension,
                                 vec_sha, chunks_sha)
@@ -338,14 +334,7 @@ def check_generation(store: Store, gen_id: str) -> list[str]:
         problems.append("chunk list names chunks that are gone")
     urec = m.get("universe")
     if urec:
-        upath = generation_dir(store.root, gen_id) / ROWS_FILE
-        ga = load_rows_file(upath, urec.get("sha256", "")) if upath.is_file() else None
-        if not upath.is_file():
-            problems.append("universe rows file is missing")
-        elif ga is None:
-            problems.append("universe rows file digest does not match")
-        elif [i.decode() for i in ga.ids.tolist()] != [c for _, c, _ in chunk_list]:
-            problems.append("universe rows file does not match the chunk list")
+        problems += store.universe_problems(gen_id, urec, [c for _, c, _ in chunk_list])
     if not store.lexical_exists(gen_id):
         problems.append("lexical table is missing")
     elif (bodies := store.lexical_rows(gen_id)) != rows:

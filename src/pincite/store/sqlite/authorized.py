@@ -14,6 +14,7 @@ import numpy as np
 
 from ...errors import StoreError
 from ..index_records import AuthScope
+from ..vectors import generation_dir
 from . import postings
 from .index_sql import (
     SQL_AUTHORIZED,
@@ -28,6 +29,7 @@ from .universe import (
     ROW_DTYPE,
     GenerationArrays,
     RowArray,
+    arrays_from_rows,
     generation_key,
     load_generation,
     mask_for,
@@ -36,7 +38,7 @@ from .universe import (
     rows_of,
     state,
 )
-from .universe_rows import ROWS_FILE, load_rows_file
+from .universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 
 
 class AuthorizedReads:
@@ -77,10 +79,30 @@ class AuthorizedReads:
         row = c.execute(SQL_GEN_MANIFEST, (gen_id,)).fetchone()
         rec = (json.loads(row[0]) if row and row[0] else {}).get("universe") or {}
         if rec.get("file") == ROWS_FILE and rec.get("sha256"):
-            ga = load_rows_file(self.root / "indexes" / gen_id / ROWS_FILE, rec["sha256"])
+            ga = load_rows_file(generation_dir(self.root, gen_id) / ROWS_FILE, rec["sha256"])
             if ga is not None:
                 return ga
         return load_generation(c, gen_id)
+
+    def save_universe(self, gen_id: str, rows: Sequence[tuple[int, int, str, str, str, str, str, str]]
+                      ) -> dict[str, str]:
+        """Write a generation's universe arrays beside it (rows: ord, ntok, chunk_id, tenant,
+        source_id, revision_id, kind, lang or '', in ord order); return the manifest record."""
+        path = generation_dir(self.root, gen_id) / ROWS_FILE
+        return {"file": ROWS_FILE, "sha256": save_rows_file(path, arrays_from_rows(rows))}
+
+    def universe_problems(self, gen_id: str, record: dict[str, Any], chunk_ids: Sequence[str]
+                          ) -> list[str]:
+        """Return what is wrong with a generation's universe file (empty when it is sound)."""
+        path = generation_dir(self.root, gen_id) / ROWS_FILE
+        if not path.is_file():
+            return ["universe rows file is missing"]
+        ga = load_rows_file(path, record.get("sha256", ""))
+        if ga is None:
+            return ["universe rows file digest does not match"]
+        if [i.decode() for i in ga.ids.tolist()] != list(chunk_ids):
+            return ["universe rows file does not match the chunk list"]
+        return []
 
     def authorized_rows(self, scope: AuthScope) -> RowArray:
         """Return (ord, ntok, chunk_id) of every row in the authorized universe, by ord —

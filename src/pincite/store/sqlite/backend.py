@@ -275,10 +275,6 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
     def _migrate(self) -> None:
         migrate(self.conn, MIGRATIONS)
 
-    def schema_version(self) -> int:
-        """Return the applied migration count."""
-        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-
     # ---- reads ------------------------------------------------------------------------
 
     def source(self, tenant: str, source_id: str) -> Source | None:

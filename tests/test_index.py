@@ -160,7 +160,7 @@ def test_integrity_check_refuses_a_damaged_generation(lib, damage):
     elif damage == "vector_missing":
         path.unlink()
     elif damage == "fts_row":
-        lib.store.conn.execute(f"DELETE FROM fts_{built.gen_id} WHERE rowid = 1")
+        lib.store.conn.execute(f"DELETE FROM lex_{built.gen_id} WHERE ord = 1")
     elif damage == "postings_row":
         lib.store.conn.execute(f"UPDATE post_{built.gen_id} SET tfs = zeroblob(length(tfs)) "
                                f"WHERE term = (SELECT min(term) FROM post_{built.gen_id})")
@@ -174,8 +174,7 @@ def test_integrity_check_refuses_a_damaged_generation(lib, damage):
     elif damage == "rows_missing":
         path.with_name("rows.npz").unlink()
     else:
-        lib.store.conn.execute(f"DROP TABLE fts_{built.gen_id}_v")
-        lib.store.conn.execute(f"DROP TABLE fts_{built.gen_id}")
+        lib.store.conn.execute(f"DROP TABLE lex_{built.gen_id}")
     assert check_generation(lib.store, built.gen_id)
     with pytest.raises(GenerationInvalid):
         lib.publish_index(built.gen_id)
@@ -193,8 +192,7 @@ def test_channel_damage_degrades_but_never_unfilters(lib):
     assert {"degraded", "fallback"} <= set(b.flags)
     assert doc_ids(b) == ["terms.md@r1"] and b.items[0].ranks["dense"] is None
     lib.store.conn.execute(f"DROP TABLE post_{gen}")
-    lib.store.conn.execute(f"DROP TABLE fts_{gen}_v")
-    lib.store.conn.execute(f"DROP TABLE fts_{gen}")
+    lib.store.conn.execute(f"DROP TABLE lex_{gen}")
     with pytest.raises(IndexUnavailable):
         lib.search(ANA, "governing law", embedder=EMB)
 
@@ -222,7 +220,7 @@ def test_prune_keeps_current_previous_and_newest(lib):
     assert dropped == gens[:2]
     for g in gens[:2]:
         assert lib.store.generation(g).state == "dropped"
-        assert not vectors_path(lib.store.root, g).exists() and not lib.store.fts_exists(g)
+        assert not vectors_path(lib.store.root, g).exists() and not lib.store.lexical_exists(g)
     assert lib.store.pointer()[:2] == (gens[4], gens[3])
     assert not check_generation(lib.store, gens[2])
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+import pincite
 from pincite import errors
 from pincite.errors import ParseFailure, PinciteError
 from pincite.model import Principal, timestamp, utc_now
@@ -59,7 +60,7 @@ def test_the_review_page_offers_the_vocabulary_and_posts_its_codes(tmp_path) -> 
     [item_id] = synthetic_queue(store, 1)
     clock = Clock()
     ReviewQueue(store, R1, clock=clock).next()
-    client = TestClient(create_app(store, R1, clock=clock))
+    client = TestClient(create_app(pincite.Library(store), R1, clock=clock))
     queue_html = client.get("/").text
     for s in ReviewState:
         assert f'<option value="{s.value}"' in queue_html

@@ -55,7 +55,7 @@ from ..model import Element, Principal, TextLayer
 from ..retrieve.bundle import EvidenceItem
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Budgets, Filters, search
-from ..store import SQLiteStore
+from ..store import Store
 from ..vocab import BundleFlag, ItemFlag
 from .instructions import instruction_spans, is_question, question_spans, sentence_spans
 
@@ -84,7 +84,7 @@ class AskResult:
         return d
 
 
-def ask(store: SQLiteStore, question: str, principal: Principal, *,
+def ask(store: Store, question: str, principal: Principal, *,
         as_of: str | datetime | None = None,
         filters: Filters | Mapping[str, Any] | None = None,
         embedder: Embedder | None = None, reranker: Reranker | None = None,
@@ -400,7 +400,7 @@ def _embedder(embedder: Embedder | None, manifest: dict[str, Any]) -> Embedder |
     return embedder_for_space(EmbeddingSpace.from_dict(manifest["embedding_space"]))
 
 
-def _policy_of(store: SQLiteStore, gen_id: str | None) -> RankingPolicy:
+def _policy_of(store: Store, gen_id: str | None) -> RankingPolicy:
     g = store.generation(gen_id) if gen_id else None
     if g is None or not g.manifest:
         return RankingPolicy()

@@ -1,69 +1,29 @@
 """`EmbeddingCache`: vectors kept by (scope, space, sha256 of the exact model input).
 
 Republishing re-embeds nothing unchanged: a text whose prefixed input hashes the same in
-the same space is read back instead of run through the model. Vectors are float32 blobs
-in a SQLite file of their own (`embeddings.sqlite` beside the store). `scope` keeps
-tenants apart (pass the tenant), so one tenant's cache never answers for another's text;
-`forget` removes vectors whose source text was deleted, since vectors carry content too.
-
-The SQL is written here as named statements, to move under `store/` with the others.
+the same space is read back instead of run through the model. The rows live in the
+store (`Store.embeddings()`: for SQLite, `embeddings.sqlite` beside the database; its
+statements are in `store/sqlite/embeddings_sql.py`). `scope` keeps tenants apart (pass
+the tenant), so one tenant's cache never answers for another's text; `forget` removes
+vectors whose source text was deleted, since vectors carry content too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import SchemaTooNew, SpaceMismatch, StoreError
+from ..errors import SpaceMismatch, StoreError
 from ..model import timestamp
+from ..store import EMBEDDINGS_FILENAME, EmbeddingRows, open_embeddings
 from .embedder import Embedded, Embedder, EmbedShortcuts, Role, prefixed
 from .space import EmbeddingSpace
 
-CACHE_FILENAME = "embeddings.sqlite"
-
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE embedding_spaces (
-        space_id    TEXT PRIMARY KEY,
-        record      TEXT NOT NULL,
-        created_at  TEXT NOT NULL
-    );
-    CREATE TABLE embeddings (
-        scope        TEXT NOT NULL,
-        space_id     TEXT NOT NULL REFERENCES embedding_spaces (space_id),
-        input_sha256 TEXT NOT NULL,
-        windows      INTEGER NOT NULL,
-        dtype        TEXT NOT NULL,
-        vector       BLOB NOT NULL,
-        created_at   TEXT NOT NULL,
-        PRIMARY KEY (scope, space_id, input_sha256)
-    ) WITHOUT ROWID;
-    CREATE INDEX embeddings_input ON embeddings (input_sha256);
-    """,
-)
-
-SQL = {
-    "space_get": "SELECT record FROM embedding_spaces WHERE space_id = ?",
-    "space_put": "INSERT OR IGNORE INTO embedding_spaces (space_id, record, created_at) VALUES (?, ?, ?)",
-    "get_many": (
-        "SELECT input_sha256, windows, vector FROM embeddings "
-        "WHERE scope = ? AND space_id = ? AND input_sha256 IN (SELECT value FROM json_each(?))"
-    ),
-    "put": (
-        "INSERT OR IGNORE INTO embeddings "
-        "(scope, space_id, input_sha256, windows, dtype, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-    ),
-    "forget": "DELETE FROM embeddings WHERE input_sha256 IN (SELECT value FROM json_each(?))",
-    "forget_scope": "DELETE FROM embeddings WHERE scope = ?",
-    "count": "SELECT count(*) FROM embeddings WHERE space_id = ?",
-}
-
-_CHUNK = 500
+CACHE_FILENAME = EMBEDDINGS_FILENAME
 
 
 def input_sha256(text: str) -> str:
@@ -72,40 +32,24 @@ def input_sha256(text: str) -> str:
 
 
 class EmbeddingCache:
-    """A SQLite file of vectors; use as a context manager or call `close()`."""
+    """Cached vectors over a store's embedding rows (or a cache file named by its path);
+    use as a context manager or call `close()`."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._migrate()
-            self._known: dict[str, EmbeddingSpace] = {}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open embedding cache {self.path}: {exc}; "
-                             "delete the file to rebuild it (it holds only derived vectors)") from exc
-
-    def _migrate(self) -> None:
-        found = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if found > len(MIGRATIONS):
-            raise SchemaTooNew(found, len(MIGRATIONS))
-        for version in range(found, len(MIGRATIONS)):
-            self._db.executescript(
-                f"BEGIN IMMEDIATE; {MIGRATIONS[version]} PRAGMA user_version = {version + 1}; COMMIT;"
-            )
+    def __init__(self, rows: EmbeddingRows | str | Path) -> None:
+        self._rows = open_embeddings(rows) if isinstance(rows, str | Path) else rows
+        self._known: dict[str, EmbeddingSpace] = {}
 
     def register(self, space: EmbeddingSpace) -> None:
         """Record `space` under its id; refuse an id already recorded for a different space."""
         known = self._known.get(space.space_id)
         if known is None:
-            row = self._db.execute(SQL["space_get"], (space.space_id,)).fetchone()
-            if row is None:
-                record = json.dumps(space.to_dict(), sort_keys=True)
-                self._db.execute(SQL["space_put"], (space.space_id, record, timestamp()))
+            record = self._rows.space_record(space.space_id)
+            if record is None:
+                self._rows.add_space(space.space_id, json.dumps(space.to_dict(), sort_keys=True),
+                                     timestamp())
                 known = space
             else:
-                known = EmbeddingSpace.from_dict(json.loads(row[0]))
+                known = EmbeddingSpace.from_dict(json.loads(record))
             self._known[space.space_id] = known
         known.require_same(space)
 
@@ -115,14 +59,13 @@ class EmbeddingCache:
         self.register(space)
         found: dict[str, tuple[np.ndarray, int]] = {}
         size = space.dimension * 4
-        wanted = list(dict.fromkeys(digests))
-        for i in range(0, len(wanted), _CHUNK):
-            chunk = json.dumps(wanted[i:i + _CHUNK])
-            for digest, windows, blob in self._db.execute(SQL["get_many"], (scope, space.space_id, chunk)):
-                if len(blob) != size:
-                    raise StoreError(f"embedding cache {self.path} holds a {len(blob)}-byte vector "
-                                     f"in a {space.dimension}-d space; delete the file to rebuild it")
-                found[digest] = (np.frombuffer(blob, dtype="<f4").astype(np.float32), int(windows))
+        for digest, windows, blob in self._rows.vectors(scope, space.space_id,
+                                                        list(dict.fromkeys(digests))):
+            if len(blob) != size:
+                raise StoreError(f"embedding cache {self._rows.where} holds a {len(blob)}-byte "
+                                 f"vector in a {space.dimension}-d space; delete the file to "
+                                 "rebuild it")
+            found[digest] = (np.frombuffer(blob, dtype="<f4").astype(np.float32), windows)
         return found
 
     def put_many(self, space: EmbeddingSpace, items: Iterable[tuple[str, np.ndarray, int]],
@@ -137,31 +80,23 @@ class EmbeddingCache:
                 raise SpaceMismatch(space.space_id, f"vector{v.shape}", ["dimension"])
             rows.append((scope, space.space_id, digest, int(windows), space.dtype,
                          v.astype("<f4").tobytes(), now))
-        with self._tx():
-            self._db.executemany(SQL["put"], rows)
+        self._rows.put_vectors(rows)
 
     def forget(self, digests: Sequence[str]) -> int:
         """Delete the vectors of these inputs in every scope and space; return rows removed."""
-        removed = 0
-        with self._tx():
-            for i in range(0, len(digests), _CHUNK):
-                cur = self._db.execute(SQL["forget"], (json.dumps(list(digests[i:i + _CHUNK])),))
-                removed += cur.rowcount
-        return removed
+        return self._rows.forget(digests)
 
     def forget_scope(self, scope: str) -> int:
         """Delete every vector of one scope (a tenant leaving); return rows removed."""
-        with self._tx():
-            return self._db.execute(SQL["forget_scope"], (scope,)).rowcount
+        return self._rows.forget_scope(scope)
 
     def count(self, space: EmbeddingSpace) -> int:
-        return int(self._db.execute(SQL["count"], (space.space_id,)).fetchone()[0])
-
-    def _tx(self) -> _Transaction:
-        return _Transaction(self._db)
+        """Return how many vectors this space holds (every scope)."""
+        return self._rows.count(space.space_id)
 
     def close(self) -> None:
-        self._db.close()
+        """Close the rows."""
+        self._rows.close()
 
     def __enter__(self) -> EmbeddingCache:
         return self
@@ -215,12 +150,3 @@ class CachedEmbedder(EmbedShortcuts):
         return Embedded(vectors, tuple(windows), computed)
 
 
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")

@@ -39,7 +39,7 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from ..embed import Embedder
     from ..index.policy import RankingPolicy
-    from ..store import SQLiteStore
+    from ..store import Store
 
 POSITIONS = ("start", "middle", "end")
 _WS = re.compile(r"\s+")
@@ -104,7 +104,7 @@ def documents(emails: list[dict[str, Any]], attacks: list[str]) -> list[Doc]:
     return docs
 
 
-def prepare(store: SQLiteStore, docs: list[Doc], emb: Embedder) -> dict[str, float]:
+def prepare(store: Store, docs: list[Doc], emb: Embedder) -> dict[str, float]:
     """Ingest every document into its tenant, build and publish; return the seconds."""
     from ..index.generations import build_and_publish
     from ..sources.ingest import Ingestor
@@ -151,7 +151,7 @@ def run_ask_bipia(data: Path, store_url: str | None = None, embedder: str | None
             "seconds": seconds}
 
 
-def measure(store: SQLiteStore, emails: list[dict[str, Any]], attacks: list[str],
+def measure(store: Store, emails: list[dict[str, Any]], attacks: list[str],
             docs: list[Doc], emb: Embedder,
             policy: RankingPolicy | None = None) -> dict[str, Any]:
     """Ask every question of `docs` (already ingested and published); return the counts."""

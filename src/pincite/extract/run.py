@@ -16,8 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..model import Principal, timestamp
-from ..store import SQLiteStore
-from ..store.sqlite.records_store import QueueEntry
+from ..store import QueueEntry, Store
 from ..vocab import FieldStatus, Outcome, ReviewReason
 from .case import Case, load_case
 from .decide import decide
@@ -107,7 +106,7 @@ def decide_all(records: Sequence[FieldRecord], schema: Schema,
     return out
 
 
-def run_extraction(store: SQLiteStore, principal: Principal, schema: Schema, docs: Sequence[str], *,
+def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Sequence[str], *,
                    case_id: str | None = None, extractor: Extractor | None = None,
                    thresholds: Thresholds = schema_thresholds, route: bool = True,
                    persist: bool = True, run_id: str | None = None,

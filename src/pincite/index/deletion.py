@@ -10,7 +10,7 @@ tenant who could read it, and `unknown_document` to anyone else.
 
 `purge=True` then removes the bytes: the vectors rows of every generation that holds the
 source are zeroed (a new file, recorded as the generation's digest), its rows leave every
-generation's FTS table (segments merged so no deleted posting survives), its chunks,
+generation's lexical tables (bodies and packed postings), its chunks,
 text layers, revisions, source row and quarantine records are deleted and its id is
 stripped from the tombstone (a digest of it remains), blobs no other revision uses are
 removed, its vectors leave the embedding cache, and both databases are vacuumed with
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cite.resolve import visible_source
-from ..embed import CACHE_FILENAME, EmbeddingCache, EmbeddingSpace, input_sha256
+from ..embed import EmbeddingSpace, input_sha256
 from ..errors import NotFound
 from ..model import Principal, acl_allows, timestamp
-from ..store import SQLiteStore
+from ..store import Store
 from ..store.vectors import vectors_path, zero_rows
 from .generations import chunk_list_digest
 
@@ -44,7 +44,7 @@ class DeleteResult:
                 "deleted_at": self.deleted_at, "purged": self.purged, "removed": self.removed}
 
 
-def delete_source(store: SQLiteStore, principal: Principal, source_id: str, *,
+def delete_source(store: Store, principal: Principal, source_id: str, *,
                   purge: bool = False) -> DeleteResult:
     """Delete a source the principal can read (NotFound otherwise); purge its bytes if asked."""
     at = timestamp()
@@ -70,7 +70,7 @@ def _seq(revision_id: str) -> int:
     return int(revision_id[1:]) if revision_id[1:].isdigit() else 0
 
 
-def purge_source(store: SQLiteStore, tenant: str, source_id: str) -> dict[str, int]:
+def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
     """Remove every stored byte of a tombstoned source (see the module docstring)."""
     if store.tombstone_for(tenant, source_id, 0) is None:
         raise NotFound("source", source_id)
@@ -95,16 +95,10 @@ def purge_source(store: SQLiteStore, tenant: str, source_id: str) -> dict[str, i
     blobs = sum(1 for s in shas if not store.blob_in_use(tenant, s) and store.blobs.delete(tenant, s))
     qblobs = sum(1 for s in qshas if not store.blob_in_use(tenant, s, quarantine=True)
                  and store.quarantine_blobs.delete(tenant, s))
-    forgotten = 0
-    cache_path = store.root / CACHE_FILENAME
     gone = [t for cid, d in chunks if not store.content_digest_in_use(d) for t in [texts.get(cid)] if t]
-    if cache_path.is_file() and gone:
-        digests = sorted({input_sha256(sp.document_prefix + t) for sp in spaces.values() for t in gone}
-                         | {input_sha256(t) for t in gone})
-        with EmbeddingCache(cache_path) as cache:
-            forgotten = cache.forget(digests)
-        store.vacuum_file(cache_path)
-    store.optimize_fts([g.gen_id for g in store.generations()])
+    digests = sorted({input_sha256(sp.document_prefix + t) for sp in spaces.values() for t in gone}
+                     | {input_sha256(t) for t in gone})
+    forgotten = store.forget_embeddings(digests)
     store.secure_vacuum()
     return {"chunks": len(chunks), "generations": len(ords_by_gen), "blobs": blobs,
             "quarantine_blobs": qblobs, "cached_vectors": forgotten, "field_records": records}

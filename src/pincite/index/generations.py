@@ -1,7 +1,7 @@
 """Index generations: build in the shadow, check, publish by one pointer switch, roll back.
 
-A generation is immutable once built: its chunk list (`ord` → chunk), an FTS5 table of
-analyzed text, a vector file, and a manifest (watermarks, parsers, segmenter policy,
+A generation is immutable once built: its chunk list (`ord` → chunk), its lexical tables
+(analyzed text and packed postings), a vector file, and a manifest (watermarks, parsers, segmenter policy,
 embedding space, ranking policy, analyzer, counts, digests, build time). Readers only
 ever follow the pointer, which `publish` and `rollback` switch in one transaction, so a
 crash at any point leaves the old or the new generation serving, never a mix.
@@ -27,11 +27,11 @@ import numpy as np
 
 from ..cite.locate import LocatorIndex
 from ..cite.verifier import LoadedLayer, citation_for
-from ..embed import CACHE_FILENAME, CachedEmbedder, Embedder, EmbeddingCache, EmbeddingSpace
+from ..embed import CachedEmbedder, Embedder, EmbeddingCache, EmbeddingSpace
 from ..errors import GenerationInvalid, NotFound, UsageError
 from ..model import timestamp
 from ..parse.hidden_chars import HIDDEN_CHARS_RE
-from ..store import SQLiteStore
+from ..store import Store
 from ..store.ann import (
     DEFAULT_ANN_POLICY,
     AnnPolicy,
@@ -41,12 +41,10 @@ from ..store.ann import (
 )
 from ..store.blobs import sha256_file
 from ..store.index_records import ChunkRecord, GenerationRow, LiveRevision
-from ..store.sqlite.universe import arrays_from_rows
-from ..store.sqlite.universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 from ..store.vectors import generation_dir, remove_generation_dir, vectors_path, write_vectors
 from ..values import guess_lang
 from ..vocab import SERVABLE_STATES, ChunkFlag, GenerationState
-from .analyze import ANALYZER_ID, FTS5_TOKENIZE, analyze, analyzer_record, index_body, tenant_key
+from .analyze import ANALYZER_ID, analyze, analyzer_record, index_body, tenant_key
 from .policy import DEFAULT_POLICY, RankingPolicy
 from .segment import POLICY as SEGMENTER_POLICY
 from .segment import segment
@@ -68,7 +66,7 @@ class BuildResult:
 # ---- chunks ---------------------------------------------------------------------------
 
 
-def _chunk_records(store: SQLiteStore, lrev: LiveRevision) -> list[ChunkRecord]:
+def _chunk_records(store: Store, lrev: LiveRevision) -> list[ChunkRecord]:
     """Segment one revision's text layer and attach what a citation of each chunk needs."""
     rev = store.revision(lrev.tenant, lrev.source_id, lrev.revision_id)
     layer = store.text_layer(rev, lrev.layer_id) if rev is not None else None
@@ -101,7 +99,7 @@ def _seq(revision_id: str) -> int:
     return int(revision_id[1:]) if revision_id[1:].isdigit() else 0
 
 
-def chunk_list_digest(store: SQLiteStore, gen_id: str) -> str:
+def chunk_list_digest(store: Store, gen_id: str) -> str:
     """sha256 over `ord<TAB>chunk_id<TAB>content_digest` lines of a generation."""
     h = hashlib.sha256()
     for ord_, chunk_id, digest in store.generation_chunk_list(gen_id):
@@ -116,7 +114,7 @@ def _builder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord],
+def _embed(store: Store, embedder: Embedder, chunks: Sequence[ChunkRecord],
            progress: bool) -> tuple[np.ndarray, int]:
     """Return (vectors in chunk order, texts run through the model)."""
     space = embedder.space
@@ -125,7 +123,7 @@ def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord]
     for i, ch in enumerate(chunks):
         by_tenant.setdefault(ch.tenant, []).append(i)
     computed = 0
-    with EmbeddingCache(store.root / CACHE_FILENAME) as cache:
+    with EmbeddingCache(store.embeddings()) as cache:
         for tenant, idx in by_tenant.items():
             cached = CachedEmbedder(embedder, cache, scope=tenant)
             got = cached.embed([chunks[i].text for i in idx], role="document", progress=progress)
@@ -135,7 +133,7 @@ def _embed(store: SQLiteStore, embedder: Embedder, chunks: Sequence[ChunkRecord]
     return vectors, computed
 
 
-def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_POLICY,
+def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_POLICY,
           history: bool = True, progress: bool = False,
           on_stage: Callable[[str], None] | None = None,
           ann: AnnPolicy = DEFAULT_ANN_POLICY) -> BuildResult:
@@ -194,15 +192,13 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
                              index_body(ch.tenant, tokens)))
         tenants = sorted(set(snap.tenant_rev_epochs) | set(per_tenant))
         postings_sha = store.fill_generation(
-            gen_id, FTS5_TOKENIZE, rows, prev if copied else None,
+            gen_id, rows, prev if copied else None,
             [(t, snap.tenant_rev_epochs.get(t, 0), per_tenant.get(t, 0)) for t in tenants])
         chunks_sha = chunk_list_digest(store, gen_id)
         stage("universe")
-        rows_sha = save_rows_file(
-            generation_dir(store.root, gen_id) / ROWS_FILE,
-            arrays_from_rows([(o, r[3], ch.chunk_id, ch.tenant, ch.source_id, ch.revision_id,
-                               ch.kind, ch.lang or "") for o, (r, ch)
-                              in enumerate(zip(rows, chunks, strict=True))]))
+        universe = store.save_universe(
+            gen_id, [(o, r[3], ch.chunk_id, ch.tenant, ch.source_id, ch.revision_id,
+                      ch.kind, ch.lang or "") for o, (r, ch) in enumerate(zip(rows, chunks, strict=True))])
         revs_indexed = [r for r in snap.revisions if r.layer_id is not None]
         manifest = {
             "schema_name": MANIFEST_SCHEMA, "version": MANIFEST_VERSION,
@@ -226,10 +222,10 @@ def build(store: SQLiteStore, embedder: Embedder, *, policy: RankingPolicy = DEF
             "digests": {"vectors_sha256": vec_sha, "chunk_list_sha256": chunks_sha},
             "vectors": {"file": f"indexes/{gen_id}/vectors.f32", "dtype": "float32-le",
                         "shape": [len(chunks), embedder.space.dimension]},
-            "lexical": {"table": f"fts_{gen_id}", "rows": len(chunks),
+            "lexical": {"table": f"lex_{gen_id}", "rows": len(chunks),
                         "postings": f"post_{gen_id}", "postings_sha256": postings_sha},
             "vector_index": vector_index,
-            "universe": {"file": ROWS_FILE, "sha256": rows_sha},
+            "universe": universe,
         }
         store.finish_generation(gen_id, GenerationState.READY, manifest, len(chunks), embedder.space.dimension,
                                 vec_sha, chunks_sha)
@@ -253,7 +249,7 @@ def _tenant_ranges(chunks: Sequence[ChunkRecord]) -> list[tuple[str, int, int]]:
     return out
 
 
-def _reusable_lexical(store: SQLiteStore) -> str | None:
+def _reusable_lexical(store: Store) -> str | None:
     """The generation whose analyzed text a new build may copy (same analyzer), or None."""
     for gen in (store.pointer()[0], *[g.gen_id for g in reversed(store.generations())]):
         if gen is None:
@@ -261,19 +257,19 @@ def _reusable_lexical(store: SQLiteStore) -> str | None:
         row = store.generation(gen)
         if (row is not None and row.state in SERVABLE_STATES and row.manifest
                 and row.manifest.get("analyzer", {}).get("name") == ANALYZER_ID
-                and store.fts_exists(gen)):
+                and store.lexical_exists(gen)):
             return gen
     return None
 
 
-def _discard(store: SQLiteStore, gen_id: str, state: str, note: str) -> None:
+def _discard(store: Store, gen_id: str, state: str, note: str) -> None:
     try:
         store.drop_generation_tables(gen_id, state, note)
     finally:
         remove_generation_dir(store.root, gen_id)
 
 
-def cleanup_abandoned(store: SQLiteStore) -> list[str]:
+def cleanup_abandoned(store: Store) -> list[str]:
     """Discard generations left `building` by a process of this host that no longer runs."""
     host = socket.gethostname()
     out = []
@@ -303,7 +299,7 @@ def _alive(pid: int) -> bool:
 # ---- integrity ---------------------------------------------------------------------------
 
 
-def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
+def check_generation(store: Store, gen_id: str) -> list[str]:
     """Return the integrity problems of a generation (empty when it may be served)."""
     g = store.generation(gen_id)
     if g is None:
@@ -324,23 +320,11 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
         problems.append("chunk list names chunks that are gone")
     urec = m.get("universe")
     if urec:
-        upath = generation_dir(store.root, gen_id) / ROWS_FILE
-        ga = load_rows_file(upath, urec.get("sha256", "")) if upath.is_file() else None
-        if not upath.is_file():
-            problems.append("universe rows file is missing")
-        elif ga is None:
-            problems.append("universe rows file digest does not match")
-        elif [i.decode() for i in ga.ids.tolist()] != [c for _, c, _ in chunk_list]:
-            problems.append("universe rows file does not match the chunk list")
-    if not store.fts_exists(gen_id):
+        problems += store.universe_problems(gen_id, urec, [c for _, c, _ in chunk_list])
+    if not store.lexical_exists(gen_id):
         problems.append("lexical table is missing")
-    else:
-        fts = store.fts_count(gen_id)
-        if fts != rows:
-            problems.append(f"lexical rows {fts} != chunks {rows}")
-        bad = store.fts_integrity(gen_id)
-        if bad:
-            problems.append(f"lexical index damaged: {bad}")
+    elif (bodies := store.lexical_rows(gen_id)) != rows:
+        problems.append(f"lexical rows {bodies} != chunks {rows}")
     want = m.get("lexical", {}).get("postings_sha256")
     if want is not None:
         if not store.postings_exist(gen_id):
@@ -365,7 +349,7 @@ def check_generation(store: SQLiteStore, gen_id: str) -> list[str]:
 # ---- publish and rollback ------------------------------------------------------------------
 
 
-def publish(store: SQLiteStore, gen_id: str) -> GenerationRow:
+def publish(store: Store, gen_id: str) -> GenerationRow:
     """Check a generation and switch the pointer to it in one transaction."""
     from .. import faults
 
@@ -389,7 +373,7 @@ def publish(store: SQLiteStore, gen_id: str) -> GenerationRow:
     return out
 
 
-def build_and_publish(store: SQLiteStore, embedder: Embedder, *, progress: bool = False) -> BuildResult:
+def build_and_publish(store: Store, embedder: Embedder, *, progress: bool = False) -> BuildResult:
     """Build a generation of everything current and publish it; return the build result
     (raise GenerationInvalid when the build failed its checks)."""
     result = build(store, embedder, progress=progress)
@@ -399,7 +383,7 @@ def build_and_publish(store: SQLiteStore, embedder: Embedder, *, progress: bool 
     return result
 
 
-def rollback(store: SQLiteStore) -> GenerationRow:
+def rollback(store: Store) -> GenerationRow:
     """Switch the pointer back to the previous published generation."""
     current, previous, _ = store.pointer()
     if previous is None:
@@ -420,12 +404,12 @@ def rollback(store: SQLiteStore) -> GenerationRow:
     return out
 
 
-def current_generation(store: SQLiteStore) -> GenerationRow | None:
+def current_generation(store: Store) -> GenerationRow | None:
     gen = store.pointer()[0]
     return store.generation(gen) if gen else None
 
 
-def needs_build(store: SQLiteStore, space: EmbeddingSpace) -> bool:
+def needs_build(store: Store, space: EmbeddingSpace) -> bool:
     """True when the published generation misses revisions or is in another space."""
     g = current_generation(store)
     if g is None or not g.manifest:
@@ -439,7 +423,7 @@ def needs_build(store: SQLiteStore, space: EmbeddingSpace) -> bool:
     return False
 
 
-def prune(store: SQLiteStore, keep: int = DEFAULT_KEEP) -> list[str]:
+def prune(store: Store, keep: int = DEFAULT_KEEP) -> list[str]:
     """Drop the tables and files of old generations; keep the current one, the previous
     one (the rollback target) and the newest `keep` servable ones. Returns dropped ids."""
     if keep < 1:

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..model import Principal
-from ..store import SQLiteStore
+from ..store import Store
 from .search import search
 
 
-def diff_generations(store: SQLiteStore, principal: Principal, gen_a: str, gen_b: str,
+def diff_generations(store: Store, principal: Principal, gen_a: str, gen_b: str,
                      queries: Sequence[str], *, k: int = 10) -> list[dict[str, Any]]:
     """Return one record per query: entered, left, moved, and the overlap@k."""
     out = []

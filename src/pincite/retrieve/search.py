@@ -29,13 +29,12 @@ from typing import Any
 import numpy as np
 
 from ..embed import Embedder, EmbeddingSpace
-from ..errors import IndexUnavailable, NotFound, UsageError, VectorsUnavailable
+from ..errors import IndexUnavailable, NotFound, StoreError, UsageError, VectorsUnavailable
 from ..index.analyze import analyze_query
 from ..index.policy import RankingPolicy, bm25_arrays
 from ..model import Principal, timestamp
-from ..store import SQLiteStore, ann
+from ..store import AuthScope, ChunkRecord, GenerationRow, Store, ann
 from ..store.lru import LRU
-from ..store.sqlite.index_store import AuthScope, ChunkRecord, GenerationRow
 from ..store.vectors import generation_dir, load_vectors, vectors_path
 from ..vocab import SERVABLE_STATES, BundleFlag, ItemFlag
 from .bundle import EvidenceBundle, EvidenceItem
@@ -166,10 +165,10 @@ class Universe:
 UNIVERSES = LRU(32)
 
 
-def _universe(store: SQLiteStore, g: GenerationRow, scope: AuthScope, principal: Principal,
+def _universe(store: Store, g: GenerationRow, scope: AuthScope, principal: Principal,
               filters: Filters) -> Universe:
     epoch, _ = store.tenant_state(scope.tenant)
-    key = (str(store.db_path), g.gen_id, g.created_at, g.purged, g.vectors_sha256, scope.tenant,
+    key = (str(store.root), g.gen_id, g.created_at, g.purged, g.vectors_sha256, scope.tenant,
            principal.subject, principal.groups, scope.as_of or "now", epoch, filters.key())
     u: Universe | None = UNIVERSES.get(key)
     if u is None:
@@ -203,7 +202,7 @@ def _top(u: Universe, idx: np.ndarray, scores: np.ndarray, depth: int) -> np.nda
     return cand[order][:depth]
 
 
-def _lexical(store: SQLiteStore, scope: AuthScope, u: Universe, query: str,
+def _lexical(store: Store, scope: AuthScope, u: Universe, query: str,
              languages: tuple[str, ...], policy: RankingPolicy, depth: int) -> Channel:
     qt = analyze_query(query, scope.tenant, languages)
     ch = Channel()
@@ -242,7 +241,7 @@ def _lexical(store: SQLiteStore, scope: AuthScope, u: Universe, query: str,
     return ch
 
 
-def _dense(store: SQLiteStore, g: GenerationRow, u: Universe, tenant: str, qvec: np.ndarray,
+def _dense(store: Store, g: GenerationRow, u: Universe, tenant: str, qvec: np.ndarray,
            depth: int, exact: bool) -> tuple[Channel, dict[str, Any], set[str]]:
     """The dense channel over U (`ann.dense_candidates`: exact scan, or the tenant's
     graph with U applied during the walk)."""
@@ -302,7 +301,7 @@ def _channel(u: Universe, idx: np.ndarray, scores: np.ndarray, depth: int, match
 # ---- search ------------------------------------------------------------------------------------
 
 
-def _resolve_generation(store: SQLiteStore, generation: str | None) -> GenerationRow | None:
+def _resolve_generation(store: Store, generation: str | None) -> GenerationRow | None:
     gen_id = generation or store.pointer()[0]
     if gen_id is None:
         return None
@@ -314,7 +313,7 @@ def _resolve_generation(store: SQLiteStore, generation: str | None) -> Generatio
     return g
 
 
-def search(store: SQLiteStore, query: str, principal: Principal, *,
+def search(store: Store, query: str, principal: Principal, *,
            as_of: str | datetime | None = None,
            filters: Filters | Mapping[str, Any] | None = None, k: int = 10,
            budgets: Budgets | Mapping[str, Any] | None = None,
@@ -365,9 +364,7 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
             try:
                 lex = _lexical(store, scope, u, query, languages, pol, depth)
                 info["bm25"] = {"matched": lex.matched, "returned": len(lex.ids)}
-            except Exception as exc:  # noqa: BLE001 - a damaged lexical table degrades
-                if not _sqlite_error(exc):
-                    raise
+            except StoreError:  # a damaged lexical table degrades to the dense channel
                 flags |= {BundleFlag.DEGRADED, BundleFlag.FALLBACK}
                 info["bm25"] = {"error": "lexical index unreadable"}
         if "dense" in channels:
@@ -401,13 +398,7 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
                           pol.name, space.space_id, info)
 
 
-def _sqlite_error(exc: Exception) -> bool:
-    import sqlite3
-
-    return isinstance(exc, sqlite3.DatabaseError)
-
-
-def _assemble(store: SQLiteStore, g: GenerationRow, tenant: str, query: str, k: int,
+def _assemble(store: Store, g: GenerationRow, tenant: str, query: str, k: int,
               lex: Channel | None, dense: Channel | None, pol: RankingPolicy, bud: Budgets,
               reranker: Reranker | None) -> tuple[list[EvidenceItem], set[str]]:
     lists, weights = [], []
@@ -478,7 +469,7 @@ def _evidence_id(chunk_id: str) -> str:
     return "ev_" + chunk_id.removeprefix("ch_")
 
 
-def _item(store: SQLiteStore, ch: ChunkRecord, sha: str, start: int, end: int,
+def _item(store: Store, ch: ChunkRecord, sha: str, start: int, end: int,
           ranks_d: dict[str, int | None], scores_d: dict[str, float | None],
           flags: set[str]) -> EvidenceItem:
     return EvidenceItem(

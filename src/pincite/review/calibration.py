@@ -35,7 +35,7 @@ from typing import Any
 
 from ..extract.run import Thresholds, schema_thresholds
 from ..extract.schema import FieldSpec, Schema
-from ..store import SQLiteStore
+from ..store import Store
 
 EDGES: tuple[float, ...] = (0.0, 0.60, 0.75, 0.85, 0.95, 1.0)
 MIN_LABELS = 30
@@ -243,7 +243,7 @@ def _days(first: str | None, last: str | None) -> float:
     return max(1.0, span / 86400.0)
 
 
-def calibration_report(store: SQLiteStore, tenant: str, *, field: str | None = None,
+def calibration_report(store: Store, tenant: str, *, field: str | None = None,
                        edges: Sequence[float] = EDGES,
                        seconds_per_item: float = SECONDS_PER_ITEM) -> dict[str, Any]:
     """Return the calibration of every (field, extractor version) of a tenant: the curve,
@@ -319,7 +319,7 @@ def _field_report(key: tuple[str, str], labels: list[dict[str, Any]], excluded: 
     return out
 
 
-def calibrated_thresholds(store: SQLiteStore, tenant: str, schema: Schema) -> Thresholds:
+def calibrated_thresholds(store: Store, tenant: str, schema: Schema) -> Thresholds:
     """Return the thresholds provider for a tenant's schema: calibrated per field and
     extractor version once there are MIN_LABELS labels, else the schema's own."""
     groups: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)

@@ -18,7 +18,7 @@ from ..cite.locate import LocatorIndex
 from ..cite.resolve import resolve_doc
 from ..errors import NotFound
 from ..model import Principal, Revision, TextLayer
-from ..store import SQLiteStore
+from ..store import Store
 from ..store.lru import LRU
 from ..vocab import ElementKind
 
@@ -90,7 +90,7 @@ def highlights(entry: dict[str, Any], layer: TextLayer) -> list[Highlight]:
     return out
 
 
-def evidence_views(store: SQLiteStore, principal: Principal, item: dict[str, Any]
+def evidence_views(store: Store, principal: Principal, item: dict[str, Any]
                    ) -> list[dict[str, Any]]:
     """Return each cited passage of an item, in reading order, ready for the item page."""
     out = []
@@ -123,7 +123,7 @@ def evidence_views(store: SQLiteStore, principal: Principal, item: dict[str, Any
     return out
 
 
-def render_page_png(store: SQLiteStore, rev: Revision, page: int,
+def render_page_png(store: Store, rev: Revision, page: int,
                     scale: float = RENDER_SCALE) -> bytes:
     """Return a PDF page of a revision rendered to PNG by pypdfium2 (cached)."""
     key = (rev.sha256, page, scale)

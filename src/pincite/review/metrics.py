@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cite.verifier import Verifier
 from ..model import Citation, Principal, timestamp, utc_now
-from ..store import SQLiteStore
+from ..store import Store
 from ..vocab import UNRESOLVED_REASONS, Outcome, ReviewState, VerifyReason
 from .calibration import calibration_report
 from .queue import ReviewQueue, visible_source_ids
@@ -44,7 +44,7 @@ def _quantile(xs: list[float], q: float) -> float | None:
     return round(xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))], 2)
 
 
-def review_metrics(store: SQLiteStore, principal: Principal, *,
+def review_metrics(store: Store, principal: Principal, *,
                    now: datetime | None = None) -> dict[str, Any]:
     """Return the metrics page's numbers for a principal (its visible documents only)."""
     now = now or utc_now()

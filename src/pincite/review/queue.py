@@ -29,9 +29,7 @@ from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
 from ..errors import NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
 from ..model import Clock, Principal, acl_allows, split_doc_id, timestamp, utc_now
-from ..store import SQLiteStore
-from ..store.sqlite.records_store import QueueEntry
-from ..store.sqlite.review_store import StampRule
+from ..store import QueueEntry, StampRule, Store
 from ..vocab import ReviewDecision, ReviewState
 from .decisions import reviewed_record
 
@@ -49,7 +47,7 @@ def item_sources(item: dict[str, Any]) -> set[str]:
     return out
 
 
-def visible_source_ids(store: SQLiteStore, principal: Principal) -> list[str]:
+def visible_source_ids(store: Store, principal: Principal) -> list[str]:
     """Return the ids of the (live) sources of the principal's tenant it may read."""
     return [s.source_id for s in store.sources(principal.tenant) if acl_allows(s.acl, principal)]
 
@@ -71,7 +69,7 @@ class ReviewSettings:
                 "stamp_seconds": self.stamp_seconds}
 
 
-def review_settings(store: SQLiteStore, tenant: str) -> ReviewSettings:
+def review_settings(store: Store, tenant: str) -> ReviewSettings:
     """Return a tenant's review settings (defaults where none are stored)."""
     d = {**DEFAULT_SETTINGS, **store.review_settings(tenant)}
     return ReviewSettings(float(d["audit_fraction"]), int(d["stamp_run"]), float(d["stamp_seconds"]))
@@ -83,7 +81,7 @@ def audit_draw(tenant: str, source_id: str, doc_sha256: str, field: str) -> floa
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2.0**64
 
 
-def sample_audit_selector(store: SQLiteStore, tenant: str) -> Callable[[QueueEntry], bool] | None:
+def sample_audit_selector(store: Store, tenant: str) -> Callable[[QueueEntry], bool] | None:
     """Return the predicate that picks SHOW records for the sample_audit stream, or None
     when the tenant's audit fraction is 0. The draw is a hash of the document version and
     field, so a re-run picks the same records and the queue does not grow."""
@@ -96,7 +94,7 @@ def sample_audit_selector(store: SQLiteStore, tenant: str) -> Callable[[QueueEnt
 class ReviewQueue:
     """The queue of one tenant as seen and worked by one principal."""
 
-    def __init__(self, store: SQLiteStore, principal: Principal, *, clock: Clock | None = None) -> None:
+    def __init__(self, store: Store, principal: Principal, *, clock: Clock | None = None) -> None:
         self.store = store
         self.principal = principal
         self.clock = clock or utc_now

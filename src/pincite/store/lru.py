@@ -1,44 +1,49 @@
-"""Small thread-safe LRU maps: `LRU` (keyed by anything, counting hits and misses) and
-`FileCache`, objects opened from files (mapped vectors, ANN graphs) keyed by the file's
-path and identity (mtime, size, and whatever else the caller adds), so a file replaced
-by rename is opened afresh."""
+"""Small thread-safe LRU maps over `cachetools.LRUCache`: `LRU` (keyed by anything,
+counting hits and misses) and `FileCache`, objects opened from files (mapped vectors, ANN
+graphs) keyed by the file's path and identity (mtime, size, and whatever else the caller
+adds), so a file replaced by rename is opened afresh.
+
+cachetools does the ordering and eviction; this module adds the lock (cachetools caches
+are not thread-safe) and the counters the retrieval tests and benchmarks read.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
+from cachetools import LRUCache
+
 
 class LRU:
-    """A small thread-safe LRU map that counts hits and misses."""
+    """A thread-safe LRU map of at most `size` entries that counts hits and misses."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._d: OrderedDict[Hashable, Any] = OrderedDict()
+        self._d: LRUCache[Hashable, Any] = LRUCache(maxsize=size)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def get(self, key: Hashable) -> Any:
+        """Return the value of `key` (now the most recently used), or None."""
         with self._lock:
             v = self._d.get(key)
             if v is None:
                 self.misses += 1
                 return None
             self.hits += 1
-            self._d.move_to_end(key)
             return v
 
     def put(self, key: Hashable, value: Any) -> None:
+        """Keep `value` under `key`, evicting the least recently used entry when full."""
         with self._lock:
             self._d[key] = value
-            while len(self._d) > self.size:
-                self._d.popitem(last=False)
 
     def keys(self) -> list[Hashable]:
+        """Return the keys held."""
         with self._lock:
             return list(self._d)
 
@@ -48,6 +53,7 @@ class LRU:
             self._d.pop(key, None)
 
     def clear(self) -> None:
+        """Drop every entry (the counters stay)."""
         with self._lock:
             self._d.clear()
 

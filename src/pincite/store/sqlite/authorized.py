@@ -12,21 +12,24 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import StoreError
 from ..index_records import AuthScope
+from ..vectors import generation_dir
 from . import postings
 from .index_sql import (
-    FTS_EXISTS,
     SQL_AUTHORIZED,
     SQL_GEN_KEY,
     SQL_GEN_MANIFEST,
     SQL_POSTINGS,
     SQL_TENANT_STATE,
+    TABLE_EXISTS,
     post_table,
 )
 from .universe import (
     ROW_DTYPE,
     GenerationArrays,
     RowArray,
+    arrays_from_rows,
     generation_key,
     load_generation,
     mask_for,
@@ -35,7 +38,7 @@ from .universe import (
     rows_of,
     state,
 )
-from .universe_rows import ROWS_FILE, load_rows_file
+from .universe_rows import ROWS_FILE, load_rows_file, save_rows_file
 
 
 class AuthorizedReads:
@@ -52,7 +55,7 @@ class AuthorizedReads:
     def read(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
 
     def postings_exist(self, gen_id: str) -> bool:
-        return bool(self.conn.execute(FTS_EXISTS(), (post_table(gen_id),)).fetchone()[0])
+        return bool(self.conn.execute(TABLE_EXISTS(), (post_table(gen_id),)).fetchone()[0])
 
     def _universe_state(self, scope: AuthScope) -> tuple[Any, ...]:
         """(generation arrays, tenant runs, tenant state, row mask of U) of a scope, from the
@@ -76,10 +79,30 @@ class AuthorizedReads:
         row = c.execute(SQL_GEN_MANIFEST, (gen_id,)).fetchone()
         rec = (json.loads(row[0]) if row and row[0] else {}).get("universe") or {}
         if rec.get("file") == ROWS_FILE and rec.get("sha256"):
-            ga = load_rows_file(self.root / "indexes" / gen_id / ROWS_FILE, rec["sha256"])
+            ga = load_rows_file(generation_dir(self.root, gen_id) / ROWS_FILE, rec["sha256"])
             if ga is not None:
                 return ga
         return load_generation(c, gen_id)
+
+    def save_universe(self, gen_id: str, rows: Sequence[tuple[int, int, str, str, str, str, str, str]]
+                      ) -> dict[str, str]:
+        """Write a generation's universe arrays beside it (rows: ord, ntok, chunk_id, tenant,
+        source_id, revision_id, kind, lang or '', in ord order); return the manifest record."""
+        path = generation_dir(self.root, gen_id) / ROWS_FILE
+        return {"file": ROWS_FILE, "sha256": save_rows_file(path, arrays_from_rows(rows))}
+
+    def universe_problems(self, gen_id: str, record: dict[str, Any], chunk_ids: Sequence[str]
+                          ) -> list[str]:
+        """Return what is wrong with a generation's universe file (empty when it is sound)."""
+        path = generation_dir(self.root, gen_id) / ROWS_FILE
+        if not path.is_file():
+            return ["universe rows file is missing"]
+        ga = load_rows_file(path, record.get("sha256", ""))
+        if ga is None:
+            return ["universe rows file digest does not match"]
+        if [i.decode() for i in ga.ids.tolist()] != list(chunk_ids):
+            return ["universe rows file does not match the chunk list"]
+        return []
 
     def authorized_rows(self, scope: AuthScope) -> RowArray:
         """Return (ord, ntok, chunk_id) of every row in the authorized universe, by ord —
@@ -98,19 +121,21 @@ class AuthorizedReads:
         """Return the postings (per term: ords, tfs) of the terms in authorized rows only:
         one row per term is read from the packed postings (terms carry the tenant's key,
         so they are the tenant's rows) and every row outside the authorized universe is
-        dropped here, before anything ranks them. Generations without packed postings are
-        read by the reference statement, which joins U inside SQL."""
+        dropped here, before anything ranks them. Missing postings, or a table SQLite cannot
+        read, raise `StoreError` (search degrades to its other channel)."""
         if not terms:
             return postings.Postings()
+        try:
+            return self._postings(scope, terms)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the lexical tables of generation {scope.gen_id} are unreadable: "
+                             f"{exc}") from exc
+
+    def _postings(self, scope: AuthScope, terms: Sequence[str]) -> postings.Postings:
         with self.read() as c:
             if not self.postings_exist(scope.gen_id):
-                rows = self.authorized_postings_sql(scope, terms)
-                by: dict[str, list[tuple[int, int]]] = {}
-                for term, o, tf in rows:
-                    by.setdefault(term, []).append((int(o), int(tf)))
-                return postings.Postings(
-                    list(by), [np.array(sorted(v), dtype=np.int64)[:, 0] for v in by.values()],
-                    [np.array(sorted(v), dtype=np.int64)[:, 1] for v in by.values()])
+                raise StoreError(f"generation {scope.gen_id} has no packed postings; "
+                                 "build a new generation")
             ga, tr, _ts, ok = self._universe_state(scope)
             if tr is None:
                 return postings.Postings()
@@ -118,7 +143,8 @@ class AuthorizedReads:
         return got.keep([ords_in(ga, ok, o) for o in got.ords])
 
     def authorized_postings_sql(self, scope: AuthScope, terms: Sequence[str]) -> list[tuple[str, int, int]]:
-        """The same postings by the reference statement that joins U inside SQL (tests)."""
+        """The same postings by the reference statement over the bodies, which joins U inside
+        SQL (tests, benchmarks)."""
         if not terms:
             return []
         params = {**scope.params(), "terms": json.dumps(list(terms))}

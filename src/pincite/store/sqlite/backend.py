@@ -11,16 +11,20 @@ import threading
 import zlib
 from array import array
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ... import faults
-from ...errors import SchemaTooNew, StoreBusy, StoreError
+from ...errors import StoreError
 from ...model import Element, Geometry, Revision, Source, TextLayer
 from ...vocab import IngestStatus
 from ..blobs import BlobStore
+from ..fsck_report import FsckReport
+from .connection import connect, migrate, transaction
+from .embeddings import EMBEDDINGS_FILENAME, SQLiteEmbeddings
+from .fsck import fsck
 from .index_sql import MIGRATION_2
 from .index_store import IndexTables
 from .records_sql import MIGRATION_3
@@ -174,21 +178,6 @@ class QuarantineRecord:
                 "size": self.size, "reason": self.reason, "detail": self.detail, "at": self.at}
 
 
-def _statements(script: str) -> list[str]:
-    """Split a migration script into complete statements (trigger bodies hold ';')."""
-    out: list[str] = []
-    buf = ""
-    for piece in script.split(";"):
-        buf += piece + ";"
-        if sqlite3.complete_statement(buf):
-            if buf.strip(" \n\t;"):
-                out.append(buf.strip())
-            buf = ""
-    if buf.strip(" \n\t;"):
-        raise StoreError("incomplete statement in a migration")
-    return out
-
-
 def _source(row: Sequence[Any]) -> Source:
     return Source(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4])
 
@@ -252,36 +241,16 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
 
     @property
     def conn(self) -> sqlite3.Connection:
+        """Return this thread's connection to the database (opened on first use)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            try:
-                conn = sqlite3.connect(self.db_path, timeout=self._busy_timeout,
-                                       isolation_level=None, check_same_thread=True)
-            except sqlite3.Error as exc:
-                raise StoreError(f"cannot open {self.db_path}: {exc}") from exc
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
+            conn = connect(self.db_path, busy_timeout=self._busy_timeout)
             self._local.conn = conn
         return conn
 
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> AbstractContextManager[sqlite3.Connection]:
         """Run a block in one IMMEDIATE transaction: all of it commits, or none of it."""
-        conn = self.conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise StoreBusy(str(exc)) from exc
-            raise
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        else:
-            conn.execute("COMMIT")
+        return transaction(self.conn)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -305,22 +274,7 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
             self._local.conn = None
 
     def _migrate(self) -> None:
-        conn = self.conn
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > len(MIGRATIONS):
-            raise SchemaTooNew(version, len(MIGRATIONS))
-        if version == len(MIGRATIONS):
-            return
-        with self.write() as c:
-            version = c.execute("PRAGMA user_version").fetchone()[0]
-            for i in range(version, len(MIGRATIONS)):
-                for stmt in _statements(MIGRATIONS[i]):
-                    c.execute(stmt)
-            c.execute(f"PRAGMA user_version={len(MIGRATIONS)}")
-
-    def schema_version(self) -> int:
-        """Return the applied migration count."""
-        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        migrate(self.conn, MIGRATIONS)
 
     # ---- reads ------------------------------------------------------------------------
 
@@ -460,3 +414,27 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
         """Return every (tenant, sha256) that a revision (or a quarantine record) refers to."""
         sql = SQL_QUARANTINE_REFS if quarantine else SQL_BLOB_REFS
         return {(r[0], r[1]) for r in self.conn.execute(sql)}
+
+    def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
+        """Check the whole store, reclaim debris older than `grace_seconds`; return the report."""
+        return fsck(self, grace_seconds=grace_seconds)
+
+    # ---- the embedding cache (a file of its own beside the database) -------------------
+
+    def embeddings(self) -> SQLiteEmbeddings:
+        """Open the store's embedding cache (the caller closes it)."""
+        return SQLiteEmbeddings(self.root / EMBEDDINGS_FILENAME)
+
+    def forget_embeddings(self, digests: Sequence[str]) -> int:
+        """Delete the cached vectors of these inputs (every scope and space) and vacuum the
+        cache so no deleted vector survives in the file; return rows removed (0: no cache)."""
+        path = self.root / EMBEDDINGS_FILENAME
+        if not path.is_file() or not digests:
+            return 0
+        rows = SQLiteEmbeddings(path)
+        try:
+            removed = rows.forget(digests)
+            rows.vacuum()
+        finally:
+            rows.close()
+        return removed

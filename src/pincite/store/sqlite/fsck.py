@@ -9,33 +9,29 @@ reclaimed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
-from ..blobs import TMP_MARK, sha256_file
-from .backend import SQLiteStore
-
-
-@dataclass
-class FsckReport:
-    """What `fsck` found and what it reclaimed."""
-
-    revisions: int = 0
-    blobs_checked: int = 0
-    damage: list[str] = field(default_factory=list)
-    reclaimed: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.damage
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the report as JSON."""
-        return {"ok": self.ok, "revisions": self.revisions, "blobs_checked": self.blobs_checked,
-                "damage": self.damage, "reclaimed": self.reclaimed}
+from ...model import Revision
+from ..blobs import TMP_MARK, BlobStore, sha256_file
+from ..fsck_report import FsckReport
 
 
-def fsck(store: SQLiteStore, *, grace_seconds: float = 600.0) -> FsckReport:
+class Checked(Protocol):
+    """What `fsck` reads and repairs: the backend's own maintenance methods."""
+
+    root: Path
+    blobs: BlobStore
+    quarantine_blobs: BlobStore
+
+    def integrity_check(self) -> list[str]: ...
+    def all_revisions(self) -> list[Revision]: ...
+    def orphan_rows(self) -> dict[str, list[tuple[str, ...]]]: ...
+    def delete_orphan_layer(self, key: tuple[str, ...]) -> None: ...
+    def blob_refs(self, quarantine: bool = False) -> set[tuple[str, str]]: ...
+
+
+def fsck(store: Checked, *, grace_seconds: float = 600.0) -> FsckReport:
     """Check the whole store, reclaim debris, and return the report.
 
     Unreferenced files younger than `grace_seconds` are left alone: they may belong to an

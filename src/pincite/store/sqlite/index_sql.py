@@ -14,8 +14,11 @@ Migration 2 adds
   shared by generations;
 - `generations`, `generation_chunks`, `generation_tenants`, `index_pointer` — immutable
   index generations and the one-row pointer that names the published one.
-Per generation there is also an FTS5 table `fts_<gen>` (columns `tenant`, `body`) and an
-`fts5vocab` instance table `fts_<gen>_v` over it, created by `FTS_DDL`.
+Per generation there are also two lexical tables, created by `LEXICAL_DDL`: `lex_<gen>`
+(`ord` → tenant key and analyzed body, what a later build copies and a purge rewrites
+postings from) and `post_<gen>` (packed postings, what retrieval reads: `postings.py`).
+Generations built before 2026-12 had an FTS5 table `fts_<gen>` (and `fts_<gen>_v`) in
+place of `lex_<gen>`; retrieval never queried it, and `LEXICAL_DROP` removes it.
 """
 
 from __future__ import annotations
@@ -166,34 +169,38 @@ INSERT INTO tenant_state (tenant, epoch, rev_epoch)
 GEN_ID_RE = re.compile(r"^g[0-9]{6}$")
 
 
-def fts_table(gen_id: str) -> str:
-    """Return the FTS5 table name of a generation (the id is checked: it becomes SQL)."""
+def lex_table(gen_id: str) -> str:
+    """Return the body table name of a generation (the id is checked: it becomes SQL)."""
     if not GEN_ID_RE.match(gen_id):
         raise ValueError(f"bad generation id {gen_id!r}")
-    return f"fts_{gen_id}"
+    return f"lex_{gen_id}"
 
 
 def post_table(gen_id: str) -> str:
     """Return the postings table name of a generation (`store.postings`)."""
-    return "post_" + fts_table(gen_id)[4:]
+    return "post_" + lex_table(gen_id)[4:]
 
 
-def FTS_DDL(gen_id: str, tokenize: str) -> list[str]:  # noqa: N802 - a named statement set
-    """The lexical tables of a generation: FTS5 (bodies), its vocabulary, packed postings."""
-    t = fts_table(gen_id)
-    tok = tokenize.replace("'", "''")
+def LEXICAL_DDL(gen_id: str) -> list[str]:  # noqa: N802 - a named statement set
+    """The lexical tables of a generation: analyzed bodies by ord, packed postings."""
     return [
-        f"CREATE VIRTUAL TABLE {t} USING fts5(tenant, body, tokenize='{tok}')",
-        f"CREATE VIRTUAL TABLE {t}_v USING fts5vocab({t}, instance)",
+        f"CREATE TABLE {lex_table(gen_id)} (ord INTEGER PRIMARY KEY, tenant TEXT NOT NULL, "
+        "body TEXT NOT NULL)",
         f"CREATE TABLE {post_table(gen_id)} (term TEXT PRIMARY KEY, ords BLOB NOT NULL, "
         "tfs BLOB NOT NULL) WITHOUT ROWID",
     ]
 
 
-def FTS_DROP(gen_id: str) -> list[str]:  # noqa: N802
-    t = fts_table(gen_id)
-    return [f"DROP TABLE IF EXISTS {post_table(gen_id)}", f"DROP TABLE IF EXISTS {t}_v",
-            f"DROP TABLE IF EXISTS {t}"]
+def legacy_table(gen_id: str) -> str:
+    """Return the name of the FTS5 table of a generation built before 2026-12."""
+    return "fts_" + lex_table(gen_id)[4:]
+
+
+def LEXICAL_DROP(gen_id: str) -> list[str]:  # noqa: N802
+    """Drop a generation's lexical tables (and the FTS5 ones of older builds)."""
+    old = legacy_table(gen_id)
+    return [f"DROP TABLE IF EXISTS {post_table(gen_id)}", f"DROP TABLE IF EXISTS {lex_table(gen_id)}",
+            f"DROP TABLE IF EXISTS {old}_v", f"DROP TABLE IF EXISTS {old}"]
 
 
 def POST_INSERT(gen_id: str) -> str:  # noqa: N802
@@ -217,38 +224,34 @@ def POST_OF_TERMS(gen_id: str) -> str:  # noqa: N802
             "WHERE term IN (SELECT value FROM json_each(?))")
 
 
-def FTS_BODIES(gen_id: str) -> str:  # noqa: N802
-    return (f"SELECT rowid, body FROM {fts_table(gen_id)} "
+def LEX_BODIES(gen_id: str) -> str:  # noqa: N802
+    return (f"SELECT ord, body FROM {lex_table(gen_id)} "
+            "WHERE ord IN (SELECT value FROM json_each(?))")
+
+
+def LEX_INSERT(gen_id: str) -> str:  # noqa: N802
+    return f"INSERT INTO {lex_table(gen_id)} (ord, tenant, body) VALUES (?, ?, ?)"
+
+
+def LEX_BODY(gen_id: str) -> str:  # noqa: N802
+    return f"SELECT tenant, body FROM {lex_table(gen_id)} WHERE ord = ?"
+
+
+def LEX_COUNT(gen_id: str) -> str:  # noqa: N802
+    return f"SELECT count(*) FROM {lex_table(gen_id)}"
+
+
+def LEX_DELETE(gen_id: str) -> str:  # noqa: N802
+    return f"DELETE FROM {lex_table(gen_id)} WHERE ord IN (SELECT value FROM json_each(?))"
+
+
+def LEGACY_BODIES(gen_id: str) -> str:  # noqa: N802
+    """Bodies of purged rows from the FTS5 table of a generation built before 2026-12."""
+    return (f"SELECT rowid, body FROM {legacy_table(gen_id)} "
             "WHERE rowid IN (SELECT value FROM json_each(?))")
 
 
-def FTS_INSERT(gen_id: str) -> str:  # noqa: N802
-    return f"INSERT INTO {fts_table(gen_id)} (rowid, tenant, body) VALUES (?, ?, ?)"
-
-
-def FTS_BODY(gen_id: str) -> str:  # noqa: N802
-    return f"SELECT tenant, body FROM {fts_table(gen_id)} WHERE rowid = ?"
-
-
-def FTS_COUNT(gen_id: str) -> str:  # noqa: N802
-    return f"SELECT count(*) FROM {fts_table(gen_id)}"
-
-
-def FTS_INTEGRITY(gen_id: str) -> str:  # noqa: N802
-    t = fts_table(gen_id)
-    return f"INSERT INTO {t} ({t}, rank) VALUES ('integrity-check', 1)"
-
-
-def FTS_OPTIMIZE(gen_id: str) -> str:  # noqa: N802
-    t = fts_table(gen_id)
-    return f"INSERT INTO {t} ({t}) VALUES ('optimize')"
-
-
-def FTS_DELETE(gen_id: str) -> str:  # noqa: N802
-    return f"DELETE FROM {fts_table(gen_id)} WHERE rowid IN (SELECT value FROM json_each(?))"
-
-
-def FTS_EXISTS() -> str:  # noqa: N802
+def TABLE_EXISTS() -> str:  # noqa: N802
     return "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?"
 
 
@@ -285,13 +288,17 @@ SQL_AUTHORIZED = (
 
 def SQL_POSTINGS(gen_id: str) -> str:  # noqa: N802
     """Postings (term, ord, tf) of the given terms, restricted to the authorized universe
-    inside the same statement: unauthorized rows never leave SQLite. The postings are
-    read first (CROSS JOIN fixes the order), so the authorization is checked per matching
-    row, not over the whole universe."""
-    t = fts_table(gen_id)
+    inside the same statement: the reference that the packed postings are checked against
+    (tests, benchmarks). Bodies are split on spaces in SQL, so it scans the generation:
+    never on a query path."""
+    t = lex_table(gen_id)
     return (
-        f"WITH p AS (SELECT term, doc, count(*) AS tf FROM {t}_v "
-        "WHERE term IN (SELECT value FROM json_each(:terms)) AND col = 'body' GROUP BY term, doc) "
+        "WITH RECURSIVE split(doc, rest, tok) AS ("
+        f"SELECT ord, body || ' ', NULL FROM {t} UNION ALL "
+        "SELECT doc, substr(rest, instr(rest, ' ') + 1), substr(rest, 1, instr(rest, ' ') - 1) "
+        "FROM split WHERE rest <> ''), "
+        "p AS (SELECT tok AS term, doc, count(*) AS tf FROM split "
+        "WHERE tok IN (SELECT value FROM json_each(:terms)) GROUP BY tok, doc) "
         "SELECT p.term, p.doc, p.tf FROM p CROSS JOIN generation_chunks gc CROSS JOIN chunks c "
         "CROSS JOIN revisions r WHERE gc.gen_id = :gen AND gc.ord = p.doc "
         "AND c.chunk_id = gc.chunk_id AND r.tenant = c.tenant AND r.source_id = c.source_id "
@@ -392,8 +399,6 @@ SQL_TOMBSTONE_FOR = ("SELECT through_seq, source_id, deleted_at, deleted_by, acl
                      "FROM tombstones WHERE tenant=? AND source_key=? AND through_seq >= ? "
                      "ORDER BY through_seq LIMIT 1")
 SQL_TOMBSTONE_MAX = "SELECT coalesce(max(through_seq), 0) FROM tombstones WHERE tenant=? AND source_key=?"
-SQL_IS_TOMBSTONED = ("SELECT 1 FROM tombstones WHERE tenant=? AND source_id=? AND through_seq >= ? "
-                     "LIMIT 1")
 SQL_MARK_PURGED = ("UPDATE tombstones SET source_id=NULL, purged_at=? WHERE tenant=? AND source_key=? "
                    "AND purged_at IS NULL")
 SQL_CHUNKS_OF_SOURCE = "SELECT chunk_id, content_digest FROM chunks WHERE tenant=? AND source_id=?"

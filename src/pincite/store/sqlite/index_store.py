@@ -28,18 +28,17 @@ from ..index_records import (
 )
 from . import postings
 from .authorized import AuthorizedReads
+from .connection import vacuum
 from .index_sql import (
     CHUNK_COLS,
-    FTS_BODIES,
-    FTS_BODY,
-    FTS_COUNT,
-    FTS_DDL,
-    FTS_DELETE,
-    FTS_DROP,
-    FTS_EXISTS,
-    FTS_INSERT,
-    FTS_INTEGRITY,
-    FTS_OPTIMIZE,
+    LEGACY_BODIES,
+    LEX_BODIES,
+    LEX_BODY,
+    LEX_COUNT,
+    LEX_DELETE,
+    LEX_INSERT,
+    LEXICAL_DDL,
+    LEXICAL_DROP,
     POST_INSERT,
     SQL_CHUNK_SET,
     SQL_CHUNK_TEXTS,
@@ -72,7 +71,6 @@ from .index_sql import (
     SQL_INSERT_GEN_TENANT,
     SQL_INSERT_GENERATION,
     SQL_INSERT_TOMBSTONE,
-    SQL_IS_TOMBSTONED,
     SQL_LIVE_REVISIONS,
     SQL_MARK_PUBLISHED,
     SQL_MARK_PURGED,
@@ -92,6 +90,9 @@ from .index_sql import (
     SQL_TENANT_STATES,
     SQL_TOMBSTONE_FOR,
     SQL_TOMBSTONE_MAX,
+    TABLE_EXISTS,
+    legacy_table,
+    lex_table,
 )
 from .universe_rows import purge_rows_file
 
@@ -166,11 +167,11 @@ class IndexTables(AuthorizedReads):
             c.execute(SQL_INSERT_GENERATION, (gen_id, seq, at, builder))
         return gen_id
 
-    def fill_generation(self, gen_id: str, tokenize: str,
+    def fill_generation(self, gen_id: str,
                         rows: Iterable[tuple[int, str, str, int, str | None]],
                         copy_from: str | None,
                         tenants: Sequence[tuple[str, int, int]]) -> str:
-        """Create the generation's lexical tables (FTS5, packed postings) and fill them and
+        """Create the generation's lexical tables (bodies, packed postings) and fill them and
         its chunk list in one transaction; return the postings digest.
 
         `rows` are (ord, chunk_id, tenant key, ntok, body or None); a None body is copied
@@ -178,12 +179,12 @@ class IndexTables(AuthorizedReads):
         """
         builder = postings.PostingsBuilder()
         with self.write() as c:
-            for stmt in FTS_DDL(gen_id, tokenize):
+            for stmt in LEXICAL_DDL(gen_id):
                 c.execute(stmt)
             old: dict[str, int] = {}
             if copy_from is not None:
                 old = {r[0]: r[1] for r in c.execute(SQL_GEN_CHUNK_MAP, (copy_from,))}
-            ins, body_sql = FTS_INSERT(gen_id), FTS_BODY(copy_from) if copy_from else None
+            ins, body_sql = LEX_INSERT(gen_id), LEX_BODY(copy_from) if copy_from else None
             for ord_, chunk_id, key, ntok, body in rows:
                 if body is None:
                     assert body_sql is not None
@@ -233,30 +234,22 @@ class IndexTables(AuthorizedReads):
         row = self.conn.execute(SQL_GEN_TENANT, (gen_id, tenant)).fetchone()
         return (int(row[0]), int(row[1])) if row else None
 
-    def fts_exists(self, gen_id: str) -> bool:
-        from .index_sql import fts_table
-
-        return bool(self.conn.execute(FTS_EXISTS(), (fts_table(gen_id),)).fetchone()[0])
+    def lexical_exists(self, gen_id: str) -> bool:
+        """Return True when the generation's body table exists."""
+        return bool(self.conn.execute(TABLE_EXISTS(), (lex_table(gen_id),)).fetchone()[0])
 
     def postings_digest(self, gen_id: str) -> str:
         """Recompute the digest of a generation's packed postings (integrity check)."""
         return postings.table_digest(self.conn, gen_id)
 
-    def fts_count(self, gen_id: str) -> int:
-        return int(self.conn.execute(FTS_COUNT(gen_id)).fetchone()[0])
-
-    def fts_integrity(self, gen_id: str) -> str | None:
-        """Run FTS5's own integrity check; return the problem, or None when sound."""
-        try:
-            self.conn.execute(FTS_INTEGRITY(gen_id))
-        except sqlite3.DatabaseError as exc:
-            return str(exc)
-        return None
+    def lexical_rows(self, gen_id: str) -> int:
+        """Return how many bodies the generation's body table holds."""
+        return int(self.conn.execute(LEX_COUNT(gen_id)).fetchone()[0])
 
     def drop_generation_tables(self, gen_id: str, state: str, note: str) -> None:
-        """Drop a generation's FTS table and chunk list; keep its row (and manifest)."""
+        """Drop a generation's lexical tables and chunk list; keep its row (and manifest)."""
         with self.write() as c:
-            for stmt in FTS_DROP(gen_id):
+            for stmt in LEXICAL_DROP(gen_id):
                 c.execute(stmt)
             c.execute(SQL_DROP_GEN_CHUNKS, (gen_id,))
             c.execute(SQL_DROP_GEN_TENANTS, (gen_id,))
@@ -314,9 +307,6 @@ class IndexTables(AuthorizedReads):
             return None
         return Tombstone(int(row[0]), row[1], row[2], row[3], tuple(json.loads(row[4])), row[5])
 
-    def is_deleted(self, tenant: str, source_id: str, seq: int) -> bool:
-        return self.conn.execute(SQL_IS_TOMBSTONED, (tenant, source_id, seq)).fetchone() is not None
-
     def add_tombstone(self, tenant: str, source_id: str, through_seq: int, at: str, by: str,
                       acl: Sequence[str]) -> None:
         """Record that revisions `<= through_seq` of a source are deleted (effective at once)."""
@@ -343,7 +333,7 @@ class IndexTables(AuthorizedReads):
 
     def purge_generation_rows(self, gen_id: str, ords: Sequence[int], vectors_sha256: str | None,
                               chunks_sha256_fn: Any) -> None:
-        """Remove rows of a generation (FTS, chunk list and ANN graphs) and record the new
+        """Remove rows of a generation (bodies, postings, chunk list and ANN graphs) and record the new
         digests. The ANN files are rewritten first (temp → fsync → rename); the manifest
         names their new digests in the same transaction as the rest."""
         g = self.generation(gen_id)
@@ -354,14 +344,24 @@ class IndexTables(AuthorizedReads):
             manifest_changed = ann_purge_rows(gen_dir, manifest, ords)
             manifest_changed = purge_rows_file(gen_dir, manifest, ords) or manifest_changed
         with self.write() as c:
-            if self.fts_exists(gen_id):
-                if self.postings_exist(gen_id):
-                    bodies = c.execute(FTS_BODIES(gen_id), (json.dumps(list(ords)),)).fetchall()
-                    postings.purge(c, gen_id, bodies)
-                    if manifest is not None and "postings_sha256" in manifest.get("lexical", {}):
-                        manifest["lexical"]["postings_sha256"] = postings.table_digest(c, gen_id)
-                        manifest_changed = True
-                c.execute(FTS_DELETE(gen_id), (json.dumps(list(ords)),))
+            keys = json.dumps(list(ords))
+            legacy = False  # built with an FTS5 table (before 2026-12)
+            if self.lexical_exists(gen_id):
+                bodies: str | None = LEX_BODIES(gen_id)
+            elif self._table_exists(legacy_table(gen_id)):
+                bodies, legacy = LEGACY_BODIES(gen_id), True
+            else:
+                bodies = None
+            if bodies is not None and self.postings_exist(gen_id):
+                postings.purge(c, gen_id, c.execute(bodies, (keys,)).fetchall())
+                if manifest is not None and "postings_sha256" in manifest.get("lexical", {}):
+                    manifest["lexical"]["postings_sha256"] = postings.table_digest(c, gen_id)
+                    manifest_changed = True
+            if legacy:  # nothing reads it: drop it, so no purged body survives in it
+                for stmt in LEXICAL_DROP(gen_id)[2:]:
+                    c.execute(stmt)
+            elif bodies is not None:
+                c.execute(LEX_DELETE(gen_id), (keys,))
             c.execute(SQL_DELETE_GEN_CHUNKS, (gen_id, json.dumps(list(ords))))
             chunks_sha = chunks_sha256_fn(gen_id)
             c.execute(SQL_GEN_PURGED, (len(ords), vectors_sha256, chunks_sha, gen_id))
@@ -387,31 +387,13 @@ class IndexTables(AuthorizedReads):
     def content_digest_in_use(self, digest: str) -> bool:
         return self.conn.execute(SQL_CONTENT_DIGEST_USED, (digest,)).fetchone() is not None
 
-    def optimize_fts(self, gen_ids: Iterable[str]) -> None:
-        """Merge FTS5 segments so deleted rows leave no trace in the index structure."""
-        with self.write() as c:
-            for g in gen_ids:
-                if self.fts_exists(g):
-                    c.execute(FTS_OPTIMIZE(g))
+    def _table_exists(self, name: str) -> bool:
+        return bool(self.conn.execute(TABLE_EXISTS(), (name,)).fetchone()[0])
 
     def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Return {chunk_id: index text} of stored chunks."""
         return dict(self.conn.execute(SQL_CHUNK_TEXTS, (json.dumps(list(chunk_ids)),)).fetchall())
 
-    @staticmethod
-    def vacuum_file(path: Any) -> None:
-        """Vacuum another SQLite file of the store (the embedding cache) securely."""
-        conn = sqlite3.connect(path, isolation_level=None)
-        try:
-            conn.execute("PRAGMA secure_delete=ON")
-            conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            conn.close()
-
     def secure_vacuum(self) -> None:
         """Rewrite the database with secure_delete on and truncate the WAL."""
-        c = self.conn
-        c.execute("PRAGMA secure_delete=ON")
-        c.execute("VACUUM")
-        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        vacuum(self.conn)

@@ -1,14 +1,12 @@
 """Lexical postings of index generations, one row per term: `post_<gen>(term, ords, tfs)`.
 
-The FTS5 table of a generation holds each row's analyzed body (tenant-keyed tokens); its
-`fts5vocab` instance table lists every token occurrence, so reading a common term's
-postings from it costs one row per occurrence. This table holds the same postings
-packed per term — `ords` and `tfs` are little-endian int32 arrays sorted by ord — so a
-query reads one row per query term. It is filled from the bodies in the same
-transaction as the FTS table, dropped with it, rewritten without the purged rows by a
-purge, and its digest (sha256 over term, ords, tfs in term order) is in the manifest
-and checked by the generation integrity check. Generations built before it existed are
-read through `fts5vocab` as before.
+The body table `lex_<gen>` holds each row's analyzed body (tenant-keyed tokens). This
+table holds its postings packed per term — `ords` and `tfs` are little-endian int32
+arrays sorted by ord — so a query reads one row per query term. It is filled from the
+bodies in the same transaction as the body table, dropped with it, rewritten without
+the purged rows by a purge, and its digest (sha256 over term, ords, tfs in term order)
+is in the manifest and checked by the generation integrity check. A generation without
+it is not served lexically (its search degrades to the dense channel).
 """
 
 from __future__ import annotations

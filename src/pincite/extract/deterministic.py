@@ -37,7 +37,7 @@ from ..facts.atomic import AtomicFact
 from ..store import Store
 from .case import Case, CaseDoc
 from .clauses import Outline, clause_candidates, clause_record
-from .records import Candidate, FieldRecord, value_key
+from .records import Candidate, FieldRecord, Status, value_key
 from .schema import FieldSpec, Schema
 from .scoring import (
     SCORE_SCALE,
@@ -251,7 +251,7 @@ class DeterministicExtractor:
         provenance = merged_provenance(xs)
         runner = ranked[1] if len(ranked) > 1 else None
         confidence = min(1.0, max(0.0, score) / SCORE_SCALE)
-        status = "present"
+        status: Status = "present"
         margin = None
         runner_up = None
         alternatives: tuple[dict[str, Any], ...] = ()

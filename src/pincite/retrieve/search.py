@@ -351,7 +351,8 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
     with store.read():
         g = _resolve_generation(store, generation)
         if g is None:
-            return EvidenceBundle(query, k, (), ("no_generation",), None, as_of_n)
+            return EvidenceBundle(query=query, k=k, items=(), flags=("no_generation",),
+                                  as_of=as_of_n)
         assert g.manifest is not None
         space = EmbeddingSpace.from_dict(g.manifest["embedding_space"])
         if embedder is not None and embedder.space != space:
@@ -404,8 +405,9 @@ def search(store: SQLiteStore, query: str, principal: Principal, *,
         flags |= more_flags
         if len(bundle_items) < k:
             flags.add("underfilled")
-    return EvidenceBundle(query, k, tuple(bundle_items), tuple(sorted(flags)), g.gen_id, as_of_n,
-                          pol.name, space.space_id, info)
+    return EvidenceBundle(query=query, k=k, items=tuple(bundle_items), flags=tuple(sorted(flags)),
+                          generation=g.gen_id, as_of=as_of_n, ranking_policy=pol.name,
+                          embedding_space=space.space_id, channels=info)
 
 
 def _sqlite_error(exc: Exception) -> bool:

@@ -20,7 +20,6 @@ fused authorized candidates. Nothing is ever filtered after a top-k.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +38,7 @@ from ..store.sqlite.index_store import AuthScope, ChunkRecord, GenerationRow
 from ..store.vectors import VectorsUnavailable, generation_dir, load_vectors, vectors_path
 from .bundle import EvidenceBundle, EvidenceItem
 from .dense import dense_candidates
+from .filters import Filters
 from .fusion import ranks, rrf
 from .rerank import RerankCandidate, Reranker, run_reranker
 
@@ -54,45 +54,6 @@ class IndexUnavailable(PinciteError):
 
     code = "index_unavailable"
     status = 503
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """Metadata filters, applied inside the authorized universe (never after top-k)."""
-
-    source_ids: tuple[str, ...] | None = None
-    source_prefix: str | None = None
-    kinds: tuple[str, ...] | None = None
-    langs: tuple[str, ...] | None = None
-    media_types: tuple[str, ...] | None = None
-
-    @classmethod
-    def parse(cls, value: Filters | Mapping[str, Any] | None) -> Filters:
-        if value is None:
-            return cls()
-        if isinstance(value, Filters):
-            return value
-        known = {"source_ids", "source_prefix", "kinds", "langs", "media_types"}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise UsageError(f"unknown filter(s) {', '.join(unknown)}: use {', '.join(sorted(known))}")
-
-        def lst(k: str) -> tuple[str, ...] | None:
-            v = value.get(k)
-            if v is None:
-                return None
-            if isinstance(v, str) or not all(isinstance(x, str) for x in v):
-                raise UsageError(f"filter {k} takes a list of strings")
-            return tuple(v)
-
-        prefix = value.get("source_prefix")
-        if prefix is not None and not isinstance(prefix, str):
-            raise UsageError("filter source_prefix takes a string")
-        return cls(lst("source_ids"), prefix, lst("kinds"), lst("langs"), lst("media_types"))
-
-    def key(self) -> str:
-        return json.dumps([self.source_ids, self.source_prefix, self.kinds, self.langs,
-                           self.media_types])
 
 
 @dataclass(frozen=True, slots=True)

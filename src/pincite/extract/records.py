@@ -25,8 +25,8 @@ from typing_extensions import TypedDict  # pydantic reads typing's only from Pyt
 
 from ..model import Citation
 
-SCHEMA_NAME = "pincite.records"
-SCHEMA_VERSION = 1
+SCHEMA_NAME: Literal["pincite.records"] = "pincite.records"
+SCHEMA_VERSION: Literal[1] = 1
 Status = Literal["present", "absent", "conflicting"]
 Outcome = Literal["show", "flag", "review", "abstain"]
 STATUSES: tuple[str, ...] = get_args(Status)
@@ -174,7 +174,17 @@ class FieldRecord(BaseModel):
         return self.model_dump(mode="json")
 
 
+class RecordsDocument(BaseModel):
+    """The persisted `records.json`: one extraction run and its field records."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="pincite records.json")
+
+    schema_name: Literal["pincite.records"] = SCHEMA_NAME
+    version: Literal[1] = SCHEMA_VERSION
+    run: dict[str, Any]
+    records: list[FieldRecord]
+
+
 def records_json(records: list[FieldRecord], *, run: dict[str, Any]) -> dict[str, Any]:
     """Return the persisted `records.json` document (with `schema_name` and `version`)."""
-    return {"schema_name": SCHEMA_NAME, "version": SCHEMA_VERSION,
-            "run": run, "records": [r.to_dict() for r in records]}
+    return RecordsDocument(run=run, records=records).model_dump(mode="json")

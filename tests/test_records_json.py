@@ -81,3 +81,19 @@ def test_an_evidence_bundle_keeps_its_json_bytes():
 def test_filters_keep_their_cache_key():
     f = Filters.parse({"source_ids": ["a"], "kinds": ["table_row"]})
     assert f.key() == '[["a"], null, ["table_row"], null, null]'
+
+
+INTS = FieldRecord(field="lots", type="number", value=1, status="present", confidence=1,
+                   provenance=(), extractor={"name": "x"}, score=3, parts={"term": 2, "near": 0.5},
+                   margin=0)
+INT_ITEM = EvidenceItem(evidence_id="e3", source_id="s.xlsx", revision_id="r1", doc_sha256="",
+                        text_layer="t", chunk_id="c", kind="table_row", char_start=0, char_end=1,
+                        quote="1", locator="A1", page=1, bbox=(0, 0, 612, 792), heading_path=(),
+                        lang=None, ranks={"bm25": 1}, scores={"bm25": 2, "bm25_coverage": 1})
+INTS_JSON = '{"field": "lots", "type": "number", "value": 1, "status": "present", "confidence": 1, "confidence_state": "uncalibrated", "provenance": [], "extractor": {"name": "x"}, "score": 3, "parts": {"term": 2, "near": 0.5}, "margin": 0, "runner_up": null, "alternatives": [], "value_span": null, "hard": false, "validation_errors": [], "outcome": null, "reason": null, "thresholds": {}}'
+INT_ITEM_JSON = '{"evidence_id": "e3", "source_id": "s.xlsx", "revision_id": "r1", "doc_id": "s.xlsx@r1", "doc_sha256": "", "text_layer": "t", "chunk_id": "c", "kind": "table_row", "char_start": 0, "char_end": 1, "quote": "1", "locator": "A1", "page": 1, "bbox": [0, 0, 612, 792], "heading_path": [], "lang": null, "ranks": {"bm25": 1}, "scores": {"bm25": 2, "bm25_coverage": 1}, "flags": []}'
+
+
+def test_integer_numbers_stay_integers_in_the_json():
+    assert dumps(INTS.to_dict()) == INTS_JSON
+    assert dumps(INT_ITEM.to_dict()) == INT_ITEM_JSON

@@ -93,7 +93,7 @@ def test_a_field_record_reads_back_with_its_citations_unverified():
 def test_a_field_record_refuses_unknown_keys_and_values_off_the_vocabulary(change, where):
     with pytest.raises(ValidationError) as e:
         FieldRecord.model_validate({**BARE.to_dict(), **change})
-    assert [err["loc"][0] for err in e.value.errors()] == [where]
+    assert {err["loc"][0] for err in e.value.errors()} == {where}
 
 
 # ---- evidence ------------------------------------------------------------------------------

@@ -16,10 +16,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     field_serializer,
     field_validator,
-    model_serializer,
 )
 from typing_extensions import TypedDict  # pydantic reads typing's only from Python 3.12
 
@@ -94,7 +92,11 @@ class CitationJSON(TypedDict):
     boxes: NotRequired[list[BoxJSON]]
 
 
-def _round4(v: float | None) -> float | None:
+# A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
+Number = int | float
+
+
+def _round4(v: Number | None) -> Number | None:
     return None if v is None else round(v, 4)
 
 
@@ -111,13 +113,13 @@ class FieldRecord(BaseModel):
     type: str
     value: Any = None
     status: Status
-    confidence: float
+    confidence: Number
     confidence_state: str = "uncalibrated"
     provenance: tuple[Citation, ...] = ()
     extractor: dict[str, Any]
-    score: float | None = None
-    parts: dict[str, float] = Field(default_factory=dict)
-    margin: float | None = None
+    score: Number | None = None
+    parts: dict[str, Number] = Field(default_factory=dict)
+    margin: Number | None = None
     runner_up: dict[str, Any] | None = None
     alternatives: tuple[dict[str, Any], ...] = ()
     value_span: tuple[str, int, int] | None = None
@@ -126,7 +128,7 @@ class FieldRecord(BaseModel):
     outcome: Outcome | None = None
     reason: str | None = None
     thresholds: dict[str, Any] = Field(default_factory=dict)
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
 
     @field_validator("provenance", mode="before")
     @classmethod
@@ -143,11 +145,11 @@ class FieldRecord(BaseModel):
         return v
 
     @field_serializer("confidence", "score", "margin")
-    def _rounded(self, v: float | None) -> float | None:
+    def _rounded(self, v: Number | None) -> Number | None:
         return _round4(v)
 
     @field_serializer("parts")
-    def _parts(self, v: dict[str, float]) -> dict[str, float]:
+    def _parts(self, v: dict[str, Number]) -> dict[str, Number]:
         return {k: round(x, 4) for k, x in v.items()}
 
     @field_serializer("provenance")
@@ -157,13 +159,6 @@ class FieldRecord(BaseModel):
     @field_serializer("value_span")
     def _value_span(self, v: tuple[str, int, int] | None) -> ValueSpanJSON | None:
         return None if v is None else {"doc_id": v[0], "char_start": v[1], "char_end": v[2]}
-
-    @model_serializer(mode="wrap")
-    def _drop_empty_notes(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # an annotation would replace the JSON Schema
-        d: dict[str, Any] = handler(self)
-        if not self.notes:
-            d.pop("notes", None)
-        return d
 
     def with_(self, **changes: Any) -> FieldRecord:
         """Return a copy with some attributes replaced (trusted values: not revalidated)."""

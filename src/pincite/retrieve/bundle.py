@@ -34,9 +34,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     field_serializer,
-    model_serializer,
     model_validator,
 )
 
@@ -46,7 +44,9 @@ ITEM_FLAGS = ("hidden_text", "formula", "superseded", "truncated", "injection_su
 SCHEMA_NAME = "pincite.evidence_bundle"
 SCHEMA_VERSION = 1
 
-Box = tuple[float, float, float, float]
+# A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
+Number = int | float
+Box = tuple[Number, Number, Number, Number]
 
 
 class EvidenceItem(BaseModel):
@@ -74,9 +74,9 @@ class EvidenceItem(BaseModel):
     heading_path: tuple[str, ...]
     lang: str | None
     ranks: dict[str, int | None]
-    scores: dict[str, float | None]
+    scores: dict[str, Number | None]
     flags: tuple[str, ...] = ()
-    citation: dict[str, Any] | None = None
+    citation: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @model_validator(mode="before")
     @classmethod
@@ -89,15 +89,8 @@ class EvidenceItem(BaseModel):
         return data
 
     @field_serializer("bbox")
-    def _bbox(self, v: Box | None) -> list[float] | None:
+    def _bbox(self, v: Box | None) -> list[Number] | None:
         return [round(x, 2) for x in v] if v else None
-
-    @model_serializer(mode="wrap")
-    def _drop_absent_citation(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # an annotation would replace the JSON Schema
-        d: dict[str, Any] = handler(self)
-        if self.citation is None:
-            d.pop("citation", None)
-        return d
 
     def to_dict(self) -> dict[str, Any]:
         """Return the item as the JSON object of an evidence bundle."""

@@ -451,9 +451,11 @@ def _evidence_id(chunk_id: str) -> str:
 def _item(store: SQLiteStore, ch: ChunkRecord, sha: str, start: int, end: int,
           ranks_d: dict[str, int | None], scores_d: dict[str, float | None],
           flags: set[str]) -> EvidenceItem:
-    return EvidenceItem(
+    # Trusted values read from the store: model_construct skips validation, which cost
+    # ~12 us an item (+0.12 ms a k=10 search) — see the commit measuring it.
+    return EvidenceItem.model_construct(
         evidence_id=_evidence_id(ch.chunk_id), source_id=ch.source_id,
-        revision_id=ch.revision_id, doc_sha256=sha, text_layer=ch.text_layer,
+        revision_id=ch.revision_id, doc_id=f"{ch.source_id}@{ch.revision_id}", doc_sha256=sha, text_layer=ch.text_layer,
         chunk_id=ch.chunk_id, kind=ch.kind, char_start=start, char_end=end,
         quote=store.span_text(ch, start, end), locator=ch.cite_locator, page=ch.page,
         bbox=ch.bbox, heading_path=ch.heading_path, lang=ch.lang, ranks=ranks_d,

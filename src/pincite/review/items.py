@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ReviewItem(BaseModel):
@@ -32,7 +32,7 @@ class ReviewItem(BaseModel):
     due_at: str | None
     run_id: str
     extractor_version: str
-    confidence: float | None
+    confidence: int | float | None  # an int stays an int in the JSON
     created_at: str
     state: str
     claimed_by: str | None
@@ -43,15 +43,8 @@ class ReviewItem(BaseModel):
     decided_by: str | None
     decided_at: str | None
     claim_live: bool | None = Field(
-        default=None, description="Whether a reviewer holds a live lease on it now (listed "
+        default=None, exclude_if=lambda v: v is None, description="Whether a reviewer holds a live lease on it now (listed "
                                   "items only; absent from a decision's answer).")
-
-    @model_serializer(mode="wrap")
-    def _drop_absent_claim(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # an annotation would replace the JSON Schema
-        d: dict[str, Any] = handler(self)
-        if self.claim_live is None:
-            d.pop("claim_live", None)
-        return d
 
     def to_dict(self) -> dict[str, Any]:
         """Return the item as its JSON object."""

@@ -294,7 +294,7 @@ def test_records_json_and_report(tender, tmp_path: Path):
     assert 'class="box"' in html and "data:image/png;base64," in html
     assert "clause 7.1.a" in html
     # a field the documents do not state renders as such
-    none = replace(res.records[0], value=None, status="absent", provenance=(), outcome="abstain",
+    none = res.records[0].with_(value=None, status="absent", provenance=(), outcome="abstain",
                    reason="not_stated")
     html2 = render_report(records_json([none], run=res.run), res.case, schema)
     assert "not stated in the document" in html2

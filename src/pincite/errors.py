@@ -21,6 +21,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── VectorsUnavailable (503)  a generation's vector file is missing or misshapen
     │   └── AnnUnavailable (503)      an ANN partition file is missing, damaged or misbehaved
     ├── ModelUnavailable (503)        the model endpoint failed or refused, after the retries
+    │   └── TransientModelFailure (503)  one failed attempt worth retrying (never escapes)
     ├── MissingExtra (500)            an optional dependency is not installed
     ├── HnswlibMissing (500)          hnswlib, a core dependency, did not build
     ├── WeightsDigestMismatch (500)   embedding weights that are not the pinned release
@@ -183,6 +184,17 @@ class ModelUnavailable(PinciteError):
         self.detail = detail
         self.attempts = attempts
 
+
+class TransientModelFailure(ModelUnavailable):
+    """One failed attempt at the model endpoint worth retrying (a transport error, 429 or
+    a 5xx): the adapter's retry loop consumes it and raises `ModelUnavailable` once the
+    attempts or the time budget run out, so it never reaches a caller."""
+
+    code = "model_transient"
+
+    def __init__(self, detail: str, retry_after: float | None = None) -> None:
+        PinciteError.__init__(self, detail)
+        self.detail, self.retry_after = detail, retry_after
 
 class IndexUnavailable(PinciteError):
     """No retrieval channel of the generation could be read."""

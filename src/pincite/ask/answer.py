@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -108,7 +108,7 @@ def ask(store: Store, question: str, principal: Principal, *,
         ws, suspected = reader.windows(item)
         if suspected:
             flags.add(INJECTION_FLAG)
-            item = replace(item, flags=tuple(sorted({*item.flags, INJECTION_FLAG})))
+            item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
         items.append(item)
         windows[item.evidence_id] = ws if groups else []
 
@@ -139,7 +139,7 @@ def ask(store: Store, question: str, principal: Principal, *,
         scores = {**item.scores, "evidence_coverage": w.coverage,
                   "evidence_dense": cos[0] if cos else None,
                   "sentence_dense": cos[1] if cos else None}
-        out.append(replace(item, citation=cit.to_dict(), scores=scores))
+        out.append(item.model_copy(update={"citation": cit.to_dict(), "scores": scores}))
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,
                          bundle.generation)

@@ -2,7 +2,9 @@
 
 `ModelExtractor.from_endpoint(url, model)` talks to `POST {url}/chat/completions` (vLLM,
 llama.cpp server, Ollama, hosted APIs; `$PINCITE_MODEL_API_KEY` as a Bearer token) with
-httpx, a timeout and bounded retries on 429/5xx and transport errors. Per field:
+httpx, a timeout and bounded retries (tenacity) on transport errors, 429 (honouring
+`Retry-After`) and 5xx — never on another 4xx. The httpx transport is injectable
+(`transport=httpx.MockTransport(handler)`), so callers can test at that seam. Per field:
 
 1. **Passages**: the whole case when it fits the data budget; otherwise the passages
    authorized search routes to the field (the deterministic extractor's `search_router`,
@@ -33,11 +35,21 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+)
 
-from ..errors import ModelUnavailable, UsageError
+from ..errors import ModelUnavailable, TransientModelFailure, UsageError
 from .case import Case
 from .deterministic import Router, search_router
 from .model_answer import build_record
@@ -56,7 +68,9 @@ VERSION = "1.0"
 PROMPT_VERSION = "ext-model-1"
 API_KEY_ENV = "PINCITE_MODEL_API_KEY"
 MODEL_ENV = "PINCITE_MODEL"
-RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+# Transient answers: rate limited, or the server (or a proxy before it) failed. Any other
+# 4xx is the request's fault and is not retried.
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
 class ModelExtractor:
@@ -69,7 +83,9 @@ class ModelExtractor:
     def __init__(self, endpoint: str, model: str | None = None, *, api_key: str | None = None,
                  timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5,
                  max_backoff: float = 10.0, router: Router | None = None, route: bool = True,
-                 max_data_chars: int = MAX_DATA_CHARS, temperature: float = 0.0) -> None:
+                 max_data_chars: int = MAX_DATA_CHARS, temperature: float = 0.0,
+                 max_retry_seconds: float = 120.0, transport: httpx.BaseTransport | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         if not endpoint.startswith(("http://", "https://")):
             raise UsageError(f"model endpoint {endpoint!r} is not an http(s) URL; "
                              "give e.g. --model-endpoint http://localhost:8000/v1")
@@ -79,7 +95,8 @@ class ModelExtractor:
         self.model, self.api_key, self.timeout = model, api_key, timeout
         self.max_retries, self.backoff, self.max_backoff = max(0, max_retries), backoff, max_backoff
         self.router, self.route, self.max_data_chars = router, route, max_data_chars
-        self.temperature = temperature
+        self.temperature, self.max_retry_seconds = temperature, max_retry_seconds
+        self.transport, self.sleep = transport, sleep
         self.response_mode = "json_schema"  # becomes "json_object" when the server refuses it
 
     @classmethod
@@ -105,7 +122,7 @@ class ModelExtractor:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        with httpx.Client(timeout=self.timeout, headers=headers) as client:
+        with httpx.Client(timeout=self.timeout, headers=headers, transport=self.transport) as client:
             if self.model is None:
                 self.model = self._first_model(client)
             return [self.extract_field(client, case, spec, run_id, router)
@@ -150,30 +167,39 @@ class ModelExtractor:
         return content if isinstance(content, str) else None
 
     def _post(self, client: httpx.Client, body: dict[str, Any]) -> httpx.Response:
-        """POST with bounded retries on 429/5xx and transport errors."""
-        detail = ""
-        for attempt in range(self.max_retries + 1):
-            try:
-                resp = client.post(self.url, json=body)
-            except httpx.TransportError as exc:
-                detail = f"{type(exc).__name__}: {exc}"
-                wait = self._wait(attempt, None)
-            else:
-                if resp.status_code not in RETRY_STATUSES:
-                    return resp
-                detail = _http_detail(resp)
-                wait = self._wait(attempt, resp.headers.get("Retry-After"))
-            if attempt < self.max_retries:
-                time.sleep(wait)
-        raise ModelUnavailable(self.endpoint, detail, self.max_retries + 1)
+        """Return the first answer that is not transient; raise ModelUnavailable when every
+        attempt (at most `max_retries + 1`, within `max_retry_seconds`) was transient."""
+        retrying = Retrying(
+            retry=retry_if_exception_type(TransientModelFailure),
+            stop=stop_after_attempt(self.max_retries + 1) | stop_after_delay(self.max_retry_seconds),
+            wait=self._wait, sleep=self.sleep, reraise=True)
+        attempts = 0
+        try:
+            for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    return self._attempt(client, body)
+        except TransientModelFailure as exc:
+            raise ModelUnavailable(self.endpoint, exc.detail, attempts) from None
+        raise AssertionError("unreachable: tenacity either returns or reraises")
 
-    def _wait(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after is not None:
-            try:
-                return min(self.max_backoff, max(0.0, float(retry_after)))
-            except ValueError:
-                pass
-        return min(self.max_backoff, self.backoff * (2 ** attempt))
+    def _attempt(self, client: httpx.Client, body: dict[str, Any]) -> httpx.Response:
+        """Return one POST's answer; raise TransientModelFailure when it is worth another try."""
+        try:
+            resp = client.post(self.url, json=body)
+        except httpx.TransportError as exc:
+            raise TransientModelFailure(f"{type(exc).__name__}: {exc}") from exc
+        if resp.status_code in RETRY_STATUSES:
+            raise TransientModelFailure(_http_detail(resp), retry_after(resp.headers.get("Retry-After")))
+        return resp
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Return the seconds to wait before the next attempt: the server's Retry-After,
+        else exponential backoff; never more than `max_backoff`."""
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, TransientModelFailure) and exc.retry_after is not None:
+            return min(self.max_backoff, exc.retry_after)
+        return min(self.max_backoff, self.backoff * (2 ** (state.attempt_number - 1)))
 
     def _first_model(self, client: httpx.Client) -> str:
         try:
@@ -195,6 +221,24 @@ def _case_router(case: Case) -> Router | None:
     if pointer is None or pointer()[0] is None:
         return None
     return search_router(store, case)
+
+
+def retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Return the seconds a `Retry-After` header asks for (delta-seconds or an HTTP date),
+    or None when it is absent or unreadable."""
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _http_detail(resp: httpx.Response) -> str:

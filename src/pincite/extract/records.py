@@ -9,14 +9,23 @@ and — once validated and decided — `validation_errors`, `outcome` and `reaso
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+)
+from typing_extensions import TypedDict  # pydantic reads typing's only from Python 3.12
 
 from ..model import Citation
+from ..vocab import FieldStatus, Outcome
 
-SCHEMA_NAME = "pincite.records"
-SCHEMA_VERSION = 1
+SCHEMA_NAME: Literal["pincite.records"] = "pincite.records"
+SCHEMA_VERSION: Literal[1] = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,84 +57,131 @@ def value_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-@dataclass(frozen=True, slots=True)
-class FieldRecord:
-    """The record of one field, as `records.json` writes it."""
+class ValueSpanJSON(TypedDict):
+    """Where the value itself sits: a half-open span of one document's text layer."""
+
+    doc_id: str
+    char_start: int
+    char_end: int
+
+
+class BoxJSON(TypedDict):
+    """One page's box of a citation that spans pages."""
+
+    page: int
+    bbox: list[float]
+
+
+class CitationJSON(TypedDict):
+    """A provenance entry as JSON (`Citation.to_dict`)."""
+
+    doc_id: str
+    doc_sha256: str
+    text_layer: str
+    locator: str
+    page: int | None
+    bbox: list[float] | None
+    char_start: int
+    char_end: int
+    quote: str
+    quote_verified: bool
+    verify_reason: str | None
+    boxes: NotRequired[list[BoxJSON]]
+
+
+# A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
+Number = int | float
+
+
+def _round4(v: Number | None) -> Number | None:
+    return None if v is None else round(v, 4)
+
+
+class FieldRecord(BaseModel):
+    """The record of one field, as `records.json` writes it.
+
+    Reading one back (`model_validate`) leaves its citations unverified: only the verifier
+    sets `quote_verified`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="pincite field record")
 
     field: str
     type: str
-    value: Any
-    status: str
-    confidence: float
-    provenance: tuple[Citation, ...]
+    value: Any = None
+    status: FieldStatus
+    confidence: Number
+    confidence_state: str = "uncalibrated"
+    provenance: tuple[Citation, ...] = ()
     extractor: dict[str, Any]
-    score: float | None = None
-    parts: dict[str, float] = dataclasses.field(default_factory=dict)
-    margin: float | None = None
+    score: Number | None = None
+    parts: dict[str, Number] = Field(default_factory=dict)
+    margin: Number | None = None
     runner_up: dict[str, Any] | None = None
     alternatives: tuple[dict[str, Any], ...] = ()
     value_span: tuple[str, int, int] | None = None
     hard: bool = False
-    confidence_state: str = "uncalibrated"
     validation_errors: tuple[str, ...] = ()
-    outcome: str | None = None
+    outcome: Outcome | None = None
     reason: str | None = None
-    thresholds: dict[str, Any] = dataclasses.field(default_factory=dict)
-    notes: tuple[str, ...] = ()
+    thresholds: dict[str, Any] = Field(default_factory=dict)
+    notes: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
+
+    @field_validator("provenance", mode="before")
+    @classmethod
+    def _citations(cls, v: Any) -> Any:
+        if isinstance(v, list | tuple):
+            return tuple(Citation.from_dict(c) if isinstance(c, dict) else c for c in v)
+        return v
+
+    @field_validator("value_span", mode="before")
+    @classmethod
+    def _span(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return (v.get("doc_id"), v.get("char_start"), v.get("char_end"))
+        return v
+
+    @field_serializer("confidence", "score", "margin")
+    def _rounded(self, v: Number | None) -> Number | None:
+        return _round4(v)
+
+    @field_serializer("parts")
+    def _parts(self, v: dict[str, Number]) -> dict[str, Number]:
+        return {k: round(x, 4) for k, x in v.items()}
+
+    @field_serializer("provenance")
+    def _provenance(self, v: tuple[Citation, ...]) -> list[CitationJSON]:
+        return [c.to_dict() for c in v]  # type: ignore[misc]
+
+    @field_serializer("value_span")
+    def _value_span(self, v: tuple[str, int, int] | None) -> ValueSpanJSON | None:
+        return None if v is None else {"doc_id": v[0], "char_start": v[1], "char_end": v[2]}
 
     def with_(self, **changes: Any) -> FieldRecord:
-        """Return a copy with some attributes replaced."""
-        return replace(self, **changes)
+        """Return a copy with some attributes replaced (trusted values: not revalidated,
+        except that a status or outcome given as a string becomes its enum member)."""
+        if changes.get("status") is not None:
+            changes["status"] = FieldStatus(changes["status"])
+        if changes.get("outcome") is not None:
+            changes["outcome"] = Outcome(changes["outcome"])
+        return self.model_copy(update=changes)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the record as the JSON object of `records.json`."""
-        d: dict[str, Any] = {
-            "field": self.field,
-            "type": self.type,
-            "value": self.value,
-            "status": self.status,
-            "confidence": round(self.confidence, 4),
-            "confidence_state": self.confidence_state,
-            "provenance": [c.to_dict() for c in self.provenance],
-            "extractor": dict(self.extractor),
-            "score": None if self.score is None else round(self.score, 4),
-            "parts": {k: round(v, 4) for k, v in self.parts.items()},
-            "margin": None if self.margin is None else round(self.margin, 4),
-            "runner_up": self.runner_up,
-            "alternatives": list(self.alternatives),
-            "value_span": (None if self.value_span is None else
-                           {"doc_id": self.value_span[0], "char_start": self.value_span[1],
-                            "char_end": self.value_span[2]}),
-            "hard": self.hard,
-            "validation_errors": list(self.validation_errors),
-            "outcome": self.outcome,
-            "reason": self.reason,
-            "thresholds": dict(self.thresholds),
-        }
-        if self.notes:
-            d["notes"] = list(self.notes)
-        return d
+        return self.model_dump(mode="json")
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> FieldRecord:
-        """Return the record in a JSON object written by `to_dict` (citations unverified)."""
-        vs = d.get("value_span")
-        return cls(
-            field=d["field"], type=d["type"], value=d.get("value"), status=d["status"],
-            confidence=float(d.get("confidence") or 0.0),
-            provenance=tuple(Citation.from_dict(p) for p in d.get("provenance", ())),
-            extractor=dict(d.get("extractor") or {}), score=d.get("score"),
-            parts=dict(d.get("parts") or {}), margin=d.get("margin"), runner_up=d.get("runner_up"),
-            alternatives=tuple(d.get("alternatives") or ()),
-            value_span=None if vs is None else (vs["doc_id"], vs["char_start"], vs["char_end"]),
-            hard=bool(d.get("hard")), confidence_state=d.get("confidence_state", "uncalibrated"),
-            validation_errors=tuple(d.get("validation_errors") or ()), outcome=d.get("outcome"),
-            reason=d.get("reason"), thresholds=dict(d.get("thresholds") or {}),
-            notes=tuple(d.get("notes") or ()),
-        )
+
+class RecordsDocument(BaseModel):
+    """The persisted `records.json`: one extraction run and its field records."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="pincite records.json")
+
+    schema_name: Literal["pincite.records"] = SCHEMA_NAME
+    version: Literal[1] = SCHEMA_VERSION
+    run: dict[str, Any]
+    records: list[FieldRecord]
 
 
 def records_json(records: list[FieldRecord], *, run: dict[str, Any]) -> dict[str, Any]:
     """Return the persisted `records.json` document (with `schema_name` and `version`)."""
-    return {"schema_name": SCHEMA_NAME, "version": SCHEMA_VERSION,
-            "run": run, "records": [r.to_dict() for r in records]}
+    return RecordsDocument(run=run, records=records).model_dump(mode="json")

@@ -101,7 +101,7 @@ def decide_all(records: Sequence[FieldRecord], schema: Schema,
         tau_show, tau_flag, source = thresholds(spec, str(r.extractor.get("version", "")))
         d = decide(r, tau_show, tau_flag)
         state = r.confidence_state if source == "schema" else "calibrated"
-        out.append(r.with_(outcome=d.outcome.value, reason=d.reason, confidence_state=state,
+        out.append(r.with_(outcome=Outcome(d.outcome), reason=d.reason, confidence_state=state,
                            thresholds={"tau_show": tau_show, "tau_flag": tau_flag, "source": source}))
     return out
 

@@ -1,7 +1,8 @@
 """Extraction schemas: which typed fields a case is read for, and how to find them.
 
-`load_schema(path)` reads a YAML or JSON file, validates it against the packaged JSON
-Schema (`schemas/extraction-schema.json`) and returns a `Schema` of `FieldSpec`s. A field
+`load_schema(path)` reads a YAML or JSON file, validates it with the file-format models of
+`schema_file.py` (their JSON Schema is `schemas/extraction-schema.json`, generated from
+them) and returns a `Schema` of `FieldSpec`s. A field
 says its type (one canonical JSON value per type, see `FIELD_TYPES`), the trigger terms
 per language, optional patterns, table row/column labels, examples, whether it is a
 disqualifying (`hard`) condition, its thresholds and its postconditions.
@@ -14,21 +15,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from ..errors import InvalidSchema
+from .schema_file import (
+    DEFAULT_TAU_FLAG,
+    DEFAULT_TAU_SHOW,
+    FIELD_TYPES,
+    FieldEntry,
+    PostconditionEntry,
+    SchemaFile,
+    is_literal,
+    split_check,
+)
 
-FIELD_TYPES = ("money", "number", "percent", "date", "datetime", "duration", "enum", "bool",
-               "text", "entity", "clause")
-DEFAULT_TAU_SHOW = 0.85
-DEFAULT_TAU_FLAG = 0.6
+__all__ = ["DEFAULT_TAU_FLAG", "DEFAULT_TAU_SHOW", "ENUM_OTHER", "FIELD_TYPES", "FieldSpec",
+           "Postcondition", "Schema", "load_schema", "parse_postcondition", "schema_from_dict"]
+
 ENUM_OTHER = "other"
 
 
@@ -44,7 +52,7 @@ class Postcondition:
 
     def fields(self) -> tuple[str, ...]:
         """Return the field names the check reads."""
-        return tuple(t for t in self.left + self.right if not _is_literal(t))
+        return tuple(t for t in self.left + self.right if not is_literal(t))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,110 +128,66 @@ class Schema:
         return tuple(out)
 
 
-@cache
-def json_schema() -> dict[str, Any]:
-    """Return the JSON Schema that extraction schema files must satisfy."""
-    text = resources.files("pincite").joinpath("schemas/extraction-schema.json").read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
-
-
-_OPS = ("<=", ">=", "==", "!=", "<", ">")
-_TERM_RE = re.compile(r"^(?:[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*|-?[0-9]+(?:\.[0-9]+)?|[0-9]{4}-[0-9]{2}-[0-9]{2})$")
-
-
-def _is_literal(term: str) -> bool:
-    return not term[:1].isalpha()
-
-
 def parse_postcondition(check: str, message: str = "", *, where: str = "") -> Postcondition:
     """Return the parsed form of `left op right`; raise InvalidSchema when malformed."""
-    for op in _OPS:
-        if op in check:
-            lhs, rhs = check.split(op, 1)
-            break
-    else:
-        raise InvalidSchema(f"{where}postcondition {check!r} has no comparison ({', '.join(_OPS)})")
-    sides = []
-    for side in (lhs, rhs):
-        terms = tuple(t.strip() for t in side.split("+"))
-        if not terms or any(not _TERM_RE.match(t) for t in terms):
-            raise InvalidSchema(
-                f"{where}postcondition {check!r}: each side is a sum of field names or numbers")
-        sides.append(terms)
-    return Postcondition(check, message or check, sides[0], op, sides[1])
+    try:
+        left, op, right = split_check(check)
+    except ValueError as exc:
+        raise InvalidSchema(f"{where}{exc}") from None
+    return Postcondition(check, message or check, left, op, right)
 
 
-def _tuple(v: Any) -> tuple[str, ...]:
-    return tuple(v or ())
+def _post(p: PostconditionEntry) -> Postcondition:
+    return parse_postcondition(p.check, p.message)
 
 
-def _field(d: dict[str, Any], defaults: dict[str, Any], where: str) -> FieldSpec:
-    name = d["name"]
-    ftype = d["type"]
-    if ftype == "enum" and not d.get("values"):
-        raise InvalidSchema(f"{where}field {name!r} is an enum and needs `values`")
-    tau_show = float(d.get("tau_show", defaults.get("tau_show", DEFAULT_TAU_SHOW)))
-    tau_flag = float(d.get("tau_flag", defaults.get("tau_flag", DEFAULT_TAU_FLAG)))
-    if tau_flag > tau_show:
-        raise InvalidSchema(f"{where}field {name!r}: tau_flag {tau_flag} is above tau_show {tau_show}")
-    for pat in (*d.get("patterns", ()), *d.get("negative_patterns", ()),
-                *(v["pattern"] for v in d.get("value_patterns", ())),
-                *(p for ps in (d.get("basis_patterns") or {}).values() for p in ps)):
-        try:
-            re.compile(pat)
-        except re.error as exc:
-            raise InvalidSchema(f"{where}field {name!r}: pattern {pat!r} does not compile: {exc}") from exc
+def _field(f: FieldEntry, doc: SchemaFile) -> FieldSpec:
+    tau_show, tau_flag = doc.tau(f)
     return FieldSpec(
-        name=name, type=ftype, description=d.get("description", ""),
-        values=_tuple(d.get("values")),
-        value_synonyms={k: _tuple(v) for k, v in (d.get("value_synonyms") or {}).items()},
-        synonyms={k: _tuple(v) for k, v in (d.get("synonyms") or {}).items()},
-        query=d.get("query", ""), patterns=_tuple(d.get("patterns")),
-        negative_patterns=_tuple(d.get("negative_patterns")),
-        value_patterns=tuple((v["pattern"], v["value"]) for v in d.get("value_patterns", ())),
-        basis_patterns={k: _tuple(v) for k, v in (d.get("basis_patterns") or {}).items()},
-        near_chars=int(d.get("near_chars", 160)),
-        table_rows=_tuple(d.get("table_rows")), table_columns=_tuple(d.get("table_columns")),
-        examples=_tuple(d.get("examples")), hard=bool(d.get("hard", False)),
-        tau_show=tau_show, tau_flag=tau_flag, min=d.get("min"), max=d.get("max"),
-        postconditions=tuple(parse_postcondition(p["check"], p.get("message", ""), where=where)
-                             for p in d.get("postconditions", ())),
+        name=f.name, type=f.type, description=f.description, values=tuple(f.values or ()),
+        value_synonyms={k: tuple(v) for k, v in f.value_synonyms.items()},
+        synonyms={k: tuple(v) for k, v in f.synonyms.items()},
+        query=f.query, patterns=tuple(f.patterns), negative_patterns=tuple(f.negative_patterns),
+        value_patterns=tuple((v.pattern, v.value) for v in f.value_patterns),
+        basis_patterns={k: tuple(v) for k, v in f.basis_patterns.items()},
+        near_chars=f.near_chars, table_rows=tuple(f.table_rows),
+        table_columns=tuple(f.table_columns), examples=tuple(f.examples), hard=f.hard,
+        tau_show=tau_show, tau_flag=tau_flag, min=f.min, max=f.max,
+        postconditions=tuple(_post(p) for p in f.postconditions),
     )
+
+
+_PLAIN = {
+    "missing": "is required; add it",
+    "model_type": "should be a mapping of keys to values",
+    "extra_forbidden": "is not a key of this section; check its spelling (the format is "
+                       "src/pincite/schemas/extraction-schema.json)",
+}
+
+
+def validation_problem(exc: ValidationError, where: str = "") -> InvalidSchema:
+    """Return the InvalidSchema that names the first problem of a file (in the order the
+    format lists its keys) and says how many there are."""
+    errors = exc.errors(include_url=False)
+    e = errors[0]
+    path = "/".join(str(x) for x in e["loc"]) or "(top level)"
+    msg = _PLAIN.get(e["type"]) or e["msg"].removeprefix("Value error, ")
+    return InvalidSchema(f"{where}{path}: {msg} (fix the schema file; {len(errors)} problem(s) in all)")
 
 
 def schema_from_dict(data: Any, *, digest: str = "", where: str = "") -> Schema:
     """Return the schema described by a parsed YAML/JSON document; raise InvalidSchema."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(json_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
-        path = "/".join(str(p) for p in e.absolute_path) or "(top level)"
-        raise InvalidSchema(f"{where}{path}: {e.message} (fix the schema file; "
-                            f"{len(errors)} problem(s) in all)")
-    defaults = data.get("defaults") or {}
-    fields = tuple(_field(f, defaults, where) for f in data["fields"])
-    names = [f.name for f in fields]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InvalidSchema(f"{where}field(s) defined twice: {', '.join(dupes)}")
-    posts = tuple(parse_postcondition(p["check"], p.get("message", ""), where=where)
-                  for p in data.get("postconditions", ()))
-    known = set(names)
-    for post in posts + tuple(p for f in fields for p in f.postconditions):
-        missing = [t for t in post.fields() if t not in known]
-        if missing:
-            raise InvalidSchema(f"{where}postcondition {post.check!r} names unknown field(s) "
-                                f"{', '.join(missing)}")
-    due = data.get("due_field")
-    if due is not None and due not in known:
-        raise InvalidSchema(f"{where}due_field {due!r} is not a field of the schema")
+    try:
+        doc = SchemaFile.model_validate(data)
+    except ValidationError as exc:
+        raise validation_problem(exc, where) from None
     if not digest:
         digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
-    return Schema(name=data["name"], version=str(data.get("version", "1")), fields=fields,
-                  postconditions=posts, digest=digest, languages=_tuple(data.get("languages")),
-                  due_field=due, description=data.get("description", ""))
+    return Schema(name=doc.name, version=str(doc.version),
+                  fields=tuple(_field(f, doc) for f in doc.fields),
+                  postconditions=tuple(_post(p) for p in doc.postconditions), digest=digest,
+                  languages=tuple(doc.languages), due_field=doc.due_field,
+                  description=doc.description)
 
 
 def load_schema(path: str | Path) -> Schema:

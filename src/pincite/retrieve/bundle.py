@@ -28,20 +28,36 @@ model as an instruction; such text is never cited as an answer).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    model_validator,
+)
 
 SCHEMA_NAME = "pincite.evidence_bundle"
 SCHEMA_VERSION = 1
 
+# A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
+Number = int | float
+Box = tuple[Number, Number, Number, Number]
 
-@dataclass(frozen=True, slots=True)
-class EvidenceItem:
-    """One passage: where it is (revision, span, page, box), what it says, how it ranked."""
+
+class EvidenceItem(BaseModel):
+    """One passage: where it is (revision, span, page, box), what it says, how it ranked.
+
+    `doc_id` is `source_id@revision_id`: filled in when not given, refused when it differs.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="pincite evidence item")
 
     evidence_id: str
     source_id: str
     revision_id: str
+    doc_id: str = ""
     doc_sha256: str
     text_layer: str
     chunk_id: str
@@ -51,53 +67,57 @@ class EvidenceItem:
     quote: str
     locator: str
     page: int | None
-    bbox: tuple[float, float, float, float] | None
+    bbox: Box | None
     heading_path: tuple[str, ...]
     lang: str | None
     ranks: dict[str, int | None]
-    scores: dict[str, float | None]
+    scores: dict[str, Number | None]
     flags: tuple[str, ...] = ()
-    citation: dict[str, Any] | None = None
+    citation: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
-    @property
-    def doc_id(self) -> str:
-        return f"{self.source_id}@{self.revision_id}"
+    @model_validator(mode="before")
+    @classmethod
+    def _doc_id(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("source_id") and data.get("revision_id"):
+            doc_id = f"{data['source_id']}@{data['revision_id']}"
+            if data.get("doc_id") not in (None, "", doc_id):
+                raise ValueError(f"doc_id {data['doc_id']!r} is not source_id@revision_id ({doc_id})")
+            data = {**data, "doc_id": doc_id}
+        return data
+
+    @field_serializer("bbox")
+    def _bbox(self, v: Box | None) -> list[Number] | None:
+        return [round(x, 2) for x in v] if v else None
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "evidence_id": self.evidence_id, "source_id": self.source_id,
-            "revision_id": self.revision_id, "doc_id": self.doc_id, "doc_sha256": self.doc_sha256,
-            "text_layer": self.text_layer, "chunk_id": self.chunk_id, "kind": self.kind,
-            "char_start": self.char_start, "char_end": self.char_end, "quote": self.quote,
-            "locator": self.locator, "page": self.page,
-            "bbox": [round(x, 2) for x in self.bbox] if self.bbox else None,
-            "heading_path": list(self.heading_path), "lang": self.lang,
-            "ranks": dict(self.ranks), "scores": dict(self.scores), "flags": list(self.flags),
-        }
-        if self.citation is not None:
-            d["citation"] = self.citation
-        return d
+        """Return the item as the JSON object of an evidence bundle."""
+        return self.model_dump(mode="json")
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceBundle:
+class EvidenceBundle(BaseModel):
     """The answer of `search`: items best first, bundle flags, and what produced them."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True, title="pincite evidence bundle")
+
+    schema_name: str = SCHEMA_NAME
+    version: int = SCHEMA_VERSION
     query: str
     k: int
-    items: tuple[EvidenceItem, ...]
-    flags: tuple[str, ...]
     generation: str | None = None
     as_of: str | None = None
     ranking_policy: str | None = None
     embedding_space: str | None = None
-    channels: dict[str, Any] = field(default_factory=dict)
+    items: tuple[EvidenceItem, ...]
+    flags: tuple[str, ...]
+    channels: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _compatible(self) -> EvidenceBundle:
+        if self.schema_name != SCHEMA_NAME or self.version != SCHEMA_VERSION:
+            raise ValueError(f"this is {self.schema_name} version {self.version}; pincite reads "
+                             f"{SCHEMA_NAME} version {SCHEMA_VERSION}")
+        return self
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_name": SCHEMA_NAME, "version": SCHEMA_VERSION, "query": self.query,
-            "k": self.k, "generation": self.generation, "as_of": self.as_of,
-            "ranking_policy": self.ranking_policy, "embedding_space": self.embedding_space,
-            "items": [i.to_dict() for i in self.items], "flags": list(self.flags),
-            "channels": self.channels,
-        }
+        """Return the bundle as its JSON document (with `schema_name` and `version`)."""
+        return self.model_dump(mode="json")

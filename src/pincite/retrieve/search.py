@@ -20,7 +20,6 @@ fused authorized candidates. Nothing is ever filtered after a top-k.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +38,7 @@ from ..store.vectors import generation_dir, load_vectors, vectors_path
 from ..vocab import SERVABLE_STATES, BundleFlag, ItemFlag
 from .bundle import EvidenceBundle, EvidenceItem
 from .dense import dense_candidates
+from .filters import Filters
 from .fusion import ranks, rrf
 from .rerank import RerankCandidate, Reranker, run_reranker
 
@@ -46,45 +46,6 @@ MAX_K = 1000
 MAX_CACHED_MATRIX_BYTES = 64 << 20  # gathered authorized rows kept per cached universe
 MAX_QUERY_CHARS = 4096
 CHANNELS = ("bm25", "dense")
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """Metadata filters, applied inside the authorized universe (never after top-k)."""
-
-    source_ids: tuple[str, ...] | None = None
-    source_prefix: str | None = None
-    kinds: tuple[str, ...] | None = None
-    langs: tuple[str, ...] | None = None
-    media_types: tuple[str, ...] | None = None
-
-    @classmethod
-    def parse(cls, value: Filters | Mapping[str, Any] | None) -> Filters:
-        if value is None:
-            return cls()
-        if isinstance(value, Filters):
-            return value
-        known = {"source_ids", "source_prefix", "kinds", "langs", "media_types"}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise UsageError(f"unknown filter(s) {', '.join(unknown)}: use {', '.join(sorted(known))}")
-
-        def lst(k: str) -> tuple[str, ...] | None:
-            v = value.get(k)
-            if v is None:
-                return None
-            if isinstance(v, str) or not all(isinstance(x, str) for x in v):
-                raise UsageError(f"filter {k} takes a list of strings")
-            return tuple(v)
-
-        prefix = value.get("source_prefix")
-        if prefix is not None and not isinstance(prefix, str):
-            raise UsageError("filter source_prefix takes a string")
-        return cls(lst("source_ids"), prefix, lst("kinds"), lst("langs"), lst("media_types"))
-
-    def key(self) -> str:
-        return json.dumps([self.source_ids, self.source_prefix, self.kinds, self.langs,
-                           self.media_types])
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +304,8 @@ def search(store: Store, query: str, principal: Principal, *,
     with store.read():
         g = _resolve_generation(store, generation)
         if g is None:
-            return EvidenceBundle(query, k, (), (BundleFlag.NO_GENERATION,), None, as_of_n)
+            return EvidenceBundle.model_construct(query=query, k=k, items=(),
+                                                  flags=(BundleFlag.NO_GENERATION,), as_of=as_of_n)
         assert g.manifest is not None
         space = EmbeddingSpace.from_dict(g.manifest["embedding_space"])
         if embedder is not None and embedder.space != space:
@@ -394,8 +356,11 @@ def search(store: Store, query: str, principal: Principal, *,
         flags |= more_flags
         if len(bundle_items) < k:
             flags.add(BundleFlag.UNDERFILLED)
-    return EvidenceBundle(query, k, tuple(bundle_items), tuple(sorted(flags)), g.gen_id, as_of_n,
-                          pol.name, space.space_id, info)
+    # Built from trusted values: model_construct skips validation (~45 us a bundle).
+    return EvidenceBundle.model_construct(
+        query=query, k=k, items=tuple(bundle_items), flags=tuple(sorted(flags)),
+        generation=g.gen_id, as_of=as_of_n, ranking_policy=pol.name,
+        embedding_space=space.space_id, channels=info)
 
 
 def _assemble(store: Store, g: GenerationRow, tenant: str, query: str, k: int,
@@ -472,9 +437,11 @@ def _evidence_id(chunk_id: str) -> str:
 def _item(store: Store, ch: ChunkRecord, sha: str, start: int, end: int,
           ranks_d: dict[str, int | None], scores_d: dict[str, float | None],
           flags: set[str]) -> EvidenceItem:
-    return EvidenceItem(
+    # Trusted values read from the store: model_construct skips validation (~9 us an item
+    # validated, ~6 us constructed, ~1.6 us as the former frozen dataclass).
+    return EvidenceItem.model_construct(
         evidence_id=_evidence_id(ch.chunk_id), source_id=ch.source_id,
-        revision_id=ch.revision_id, doc_sha256=sha, text_layer=ch.text_layer,
+        revision_id=ch.revision_id, doc_id=f"{ch.source_id}@{ch.revision_id}", doc_sha256=sha, text_layer=ch.text_layer,
         chunk_id=ch.chunk_id, kind=ch.kind, char_start=start, char_end=end,
         quote=store.span_text(ch, start, end), locator=ch.cite_locator, page=ch.page,
         bbox=ch.bbox, heading_path=ch.heading_path, lang=ch.lang, ranks=ranks_d,

@@ -32,6 +32,7 @@ from ..model import Clock, Principal, acl_allows, split_doc_id, timestamp, utc_n
 from ..store import QueueEntry, StampRule, Store
 from ..vocab import ReviewDecision, ReviewState
 from .decisions import reviewed_record
+from .items import review_item
 
 DEFAULT_LEASE_SECONDS = 900.0
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -127,8 +128,7 @@ class ReviewQueue:
             live = bool(it["claimed_by"]) and (it["lease_until"] or "") > now
             if mine and not (live and it["claimed_by"] == self.reviewer and it["state"] == ReviewState.OPEN):
                 continue
-            it["claim_live"] = live and it["state"] == ReviewState.OPEN
-            out.append(it)
+            out.append(review_item(it, claim_live=live and it["state"] == ReviewState.OPEN))
         return out
 
     def _visible(self, item: dict[str, Any]) -> bool:
@@ -140,9 +140,8 @@ class ReviewQueue:
         it = self.store.review_item(self.principal.tenant, int(item_id))
         if it is None or not self._visible(it):
             raise NotFound("review item", str(item_id))
-        it["claim_live"] = (it["state"] == ReviewState.OPEN and bool(it["claimed_by"])
-                            and (it["lease_until"] or "") > self.now())
-        return it
+        return review_item(it, claim_live=(it["state"] == ReviewState.OPEN and bool(it["claimed_by"])
+                                           and (it["lease_until"] or "") > self.now()))
 
     # ---- claiming ----------------------------------------------------------------------
 
@@ -157,9 +156,7 @@ class ReviewQueue:
         it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
                                           now=timestamp(t), lease_until=timestamp(t + timedelta(seconds=lease)),
                                           field=field)
-        if it is not None:
-            it["claim_live"] = True
-        return it
+        return None if it is None else review_item(it, claim_live=True)
 
     def release(self, item_id: int) -> None:
         """Give a claimed item back to the queue."""
@@ -206,7 +203,8 @@ class ReviewQueue:
             record=record, now=at, stamp=settings.stamp)
         if res.status != "ok":
             raise self._conflict(item_id, res.status)
-        return {"item": res.item, "label": res.label, "record": record,
+        return {"item": None if res.item is None else review_item(res.item),
+                "label": res.label, "record": record,
                 "incident": res.incident_id}
 
     def _cite(self, item: dict[str, Any], quote: str, doc: str | None) -> dict[str, Any]:

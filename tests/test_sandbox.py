@@ -10,11 +10,15 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+import pincite
 from pincite.errors import ParseFailure, UsageError
 from pincite.limits import Limits
 from pincite.model import Element, Geometry, TextLayer
@@ -177,3 +181,29 @@ def test_text_layer_pickles_and_only_model_classes_come_back() -> None:
     reply = sandbox_module._loads(pickle.dumps(("ok", Evil())))
     assert reply[0] == "error" and "unreadable" in reply[1]
     assert sandbox_module._loads(pickle.dumps(("ok", "not a layer")))[0] == "error"
+
+
+GUARDLESS_SCRIPT = """\
+import pincite
+
+lib = pincite.open({store!r})
+[result] = lib.ingest([{pdf!r}], tenant="acme", acl=["group:legal"])
+print(result.status, result.revision_id)
+lib.close()
+"""
+
+
+def test_a_script_without_a_main_guard_can_ingest(tmp_path: Path) -> None:
+    # no `if __name__ == "__main__":` in the script: the sandbox must not re-import it
+    pdf = Path(__file__).resolve().parents[1] / "examples" / "tender" / "pliego.pdf"
+    script = tmp_path / "ingest_one.py"
+    script.write_text(GUARDLESS_SCRIPT.format(store=str(tmp_path / "store"), pdf=str(pdf)),
+                      encoding="utf-8")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(pincite.__file__).parents[1]), env.get("PYTHONPATH")) if p)
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["new", "r1"]
+    assert "Traceback" not in run.stderr

@@ -392,8 +392,6 @@ SQL_TOMBSTONE_FOR = ("SELECT through_seq, source_id, deleted_at, deleted_by, acl
                      "FROM tombstones WHERE tenant=? AND source_key=? AND through_seq >= ? "
                      "ORDER BY through_seq LIMIT 1")
 SQL_TOMBSTONE_MAX = "SELECT coalesce(max(through_seq), 0) FROM tombstones WHERE tenant=? AND source_key=?"
-SQL_IS_TOMBSTONED = ("SELECT 1 FROM tombstones WHERE tenant=? AND source_id=? AND through_seq >= ? "
-                     "LIMIT 1")
 SQL_MARK_PURGED = ("UPDATE tombstones SET source_id=NULL, purged_at=? WHERE tenant=? AND source_key=? "
                    "AND purged_at IS NULL")
 SQL_CHUNKS_OF_SOURCE = "SELECT chunk_id, content_digest FROM chunks WHERE tenant=? AND source_id=?"

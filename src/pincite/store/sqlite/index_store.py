@@ -72,7 +72,6 @@ from .index_sql import (
     SQL_INSERT_GEN_TENANT,
     SQL_INSERT_GENERATION,
     SQL_INSERT_TOMBSTONE,
-    SQL_IS_TOMBSTONED,
     SQL_LIVE_REVISIONS,
     SQL_MARK_PUBLISHED,
     SQL_MARK_PURGED,
@@ -315,9 +314,6 @@ class IndexTables(AuthorizedReads):
         if row is None:
             return None
         return Tombstone(int(row[0]), row[1], row[2], row[3], tuple(json.loads(row[4])), row[5])
-
-    def is_deleted(self, tenant: str, source_id: str, seq: int) -> bool:
-        return self.conn.execute(SQL_IS_TOMBSTONED, (tenant, source_id, seq)).fetchone() is not None
 
     def add_tombstone(self, tenant: str, source_id: str, through_seq: int, at: str, by: str,
                       acl: Sequence[str]) -> None:

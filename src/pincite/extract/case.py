@@ -27,7 +27,6 @@ from ..values import guess_lang
 MAX_CASE_DOCS = 200
 _SENT_END = re.compile(r"(?<=[.;!?])\s+(?=[\"“(¿¡A-ZÁÉÍÓÚÑÜ0-9])|\n\s*\n")
 MAX_SENTENCE = 600
-PASSAGE_KINDS = ("paragraph", "list_item", "heading", "cell", "clause")
 
 
 @lru_cache(maxsize=4096)

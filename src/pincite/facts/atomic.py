@@ -47,7 +47,6 @@ from ..values import (
 
 SCHEMA_NAME = "pincite.facts"
 SCHEMA_VERSION = 1
-ORIGIN_TYPES = ("table_cell", "prose")
 PROSE_KINDS = ("heading", "paragraph", "list_item")
 CONTEXT_CHARS = 48
 

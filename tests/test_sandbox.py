@@ -184,26 +184,30 @@ def test_text_layer_pickles_and_only_model_classes_come_back() -> None:
 
 
 GUARDLESS_SCRIPT = """\
+import sys
+
+sys.path.insert(0, {root!r})  # this pincite, whatever the environment would find
+
 import pincite
 
 lib = pincite.open({store!r})
 [result] = lib.ingest([{pdf!r}], tenant="acme", acl=["group:legal"])
-print(result.status, result.revision_id)
+print(result.status, result.revision_id, pincite.__file__ == {init!r})
 lib.close()
 """
 
 
 def test_a_script_without_a_main_guard_can_ingest(tmp_path: Path) -> None:
-    # no `if __name__ == "__main__":` in the script: the sandbox must not re-import it
+    # no `if __name__ == "__main__":` in the script: the sandbox must not re-import it, and
+    # its worker must import the pincite the script put on sys.path (no PYTHONPATH here)
     pdf = Path(__file__).resolve().parents[1] / "examples" / "tender" / "pliego.pdf"
     script = tmp_path / "ingest_one.py"
-    script.write_text(GUARDLESS_SCRIPT.format(store=str(tmp_path / "store"), pdf=str(pdf)),
-                      encoding="utf-8")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(Path(pincite.__file__).parents[1]), env.get("PYTHONPATH")) if p)
+    script.write_text(GUARDLESS_SCRIPT.format(
+        root=str(Path(pincite.__file__).parents[1]), store=str(tmp_path / "store"),
+        pdf=str(pdf), init=pincite.__file__), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["new", "r1"]
+    assert run.stdout.split() == ["new", "r1", "True"]
     assert "Traceback" not in run.stderr

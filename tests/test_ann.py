@@ -21,14 +21,10 @@ from pincite.retrieve.dense import dense_candidates, search_graph, use_graph
 from pincite.retrieve.search import search
 from pincite.store.ann import (
     AnnPolicy,
-    AnnUnavailable,
-    Partition,
     ann_path,
     build_partitions,
     load,
     partitions_of,
-    policy_of,
-    purge_rows,
 )
 from pincite.store.ann import search as walk
 from pincite.store.vectors import generation_dir, load_vectors, vectors_path
@@ -140,28 +136,6 @@ def test_a_walk_that_cannot_fill_falls_back_flagged(mixture):
     c = dense_candidates(u, queries[0], 100, FORCED, vectors, graph=lambda: graph, graph_size=n)
     assert c.path == "exact" and "fewer than 100 authorized rows" in (c.fallback or "")
     assert len(c.positions) == len(u)
-
-
-def test_a_usearch_era_record_is_refused_not_misread(tmp_path):
-    """Manifests written before the switch to hnswlib: their policy still reads, their
-    graph files are refused (the dense channel scans exactly, flagged)."""
-    v1 = {"schema_name": "pincite.ann_policy", "version": 1, "min_vectors": 20_000,
-          "dtype": "bf16", "connectivity": 32, "expansion_add": 200, "expansion_search": 512,
-          "exact_max_rows": 20_000, "exact_min_fraction": 0.05, "oversample": 1.5,
-          "max_candidates": 8192}
-    pol = policy_of({"vector_index": {"policy": v1}})
-    assert pol.connectivity == 32 and pol.exact_max_rows == 20_000
-    old = Partition("acme", "ann-000.usearch", 0, 30_000, 30_000, "0" * 64)
-    with pytest.raises(AnnUnavailable, match="usearch graph"):
-        ann_path(tmp_path, old)
-    # a purge cannot rewrite such a file, so it removes it and its record
-    (tmp_path / old.file).write_bytes(b"old graph bytes")
-    other = Partition("globex", "ann-001.usearch", 30_000, 40_000, 10_000, "1" * 64)
-    manifest = {"vector_index": {"version": 1, "policy": v1,
-                                 "partitions": [old.to_dict(), other.to_dict()]}}
-    assert purge_rows(tmp_path, manifest, [7, 8])
-    assert not (tmp_path / old.file).exists()
-    assert partitions_of(manifest) == [other]
 
 
 def _corpus(lib, n: int = 60) -> None:

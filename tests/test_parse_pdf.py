@@ -12,7 +12,7 @@ from reportlab.pdfgen import canvas
 
 from pincite.cite.compare import FoldedText, comparison_form
 from pincite.errors import ParseFailure
-from pincite.evals.textlayer import cuad_textlayer
+from pincite.evals.fidelity import run_cuad_textlayer
 from pincite.limits import Limits
 from pincite.model import TextLayer
 from pincite.parse import layout
@@ -326,15 +326,9 @@ def test_cuad_fidelity_on_three_contracts() -> None:
         "BNCMORTGAGEINC_05_17_1999-EX-10.4-LICENSING AND WEB SITE HOSTING AGREEMENT.PDF",
         "ConformisInc_20191101_10-Q_EX-10.6_11861402_EX-10.6_Development Agreement.pdf",
     }
-    result = cuad_textlayer(CUAD, files=files)
-    assert result["segments"] >= 40 and result["misses"] == []
-
-
-@pytest.mark.slow
-def test_cuad_fidelity_all_dev_segments() -> None:
-    result = cuad_textlayer(CUAD)
-    assert result["segments"] == 534
-    assert result["rate"] >= 0.995, result["misses"]
+    result = run_cuad_textlayer(CUAD, files=files)
+    assert result["documents"] == 3 and result["quarantined"] == []
+    assert (result["segments"], result["verified"], result["misses"]) == (71, 71, [])
 
 
 def test_cuad_layer_has_no_running_footer() -> None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+import pincite
 from pincite.errors import ParseFailure, UsageError
 from pincite.limits import Limits
 from pincite.model import Element, Geometry, TextLayer
@@ -177,3 +181,33 @@ def test_text_layer_pickles_and_only_model_classes_come_back() -> None:
     reply = sandbox_module._loads(pickle.dumps(("ok", Evil())))
     assert reply[0] == "error" and "unreadable" in reply[1]
     assert sandbox_module._loads(pickle.dumps(("ok", "not a layer")))[0] == "error"
+
+
+GUARDLESS_SCRIPT = """\
+import sys
+
+sys.path.insert(0, {root!r})  # this pincite, whatever the environment would find
+
+import pincite
+
+lib = pincite.open({store!r})
+[result] = lib.ingest([{pdf!r}], tenant="acme", acl=["group:legal"])
+print(result.status, result.revision_id, pincite.__file__ == {init!r})
+lib.close()
+"""
+
+
+def test_a_script_without_a_main_guard_can_ingest(tmp_path: Path) -> None:
+    # no `if __name__ == "__main__":` in the script: the sandbox must not re-import it, and
+    # its worker must import the pincite the script put on sys.path (no PYTHONPATH here)
+    pdf = Path(__file__).resolve().parents[1] / "examples" / "tender" / "pliego.pdf"
+    script = tmp_path / "ingest_one.py"
+    script.write_text(GUARDLESS_SCRIPT.format(
+        root=str(Path(pincite.__file__).parents[1]), store=str(tmp_path / "store"),
+        pdf=str(pdf), init=pincite.__file__), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["new", "r1", "True"]
+    assert "Traceback" not in run.stderr

@@ -3,7 +3,8 @@
 For each gold segment of a CUAD split (`derived_spans.jsonl`, taken from the contracts'
 .txt), `cite` it against the ingested **PDF** and count the verified citations. This goes
 through the same path users hit: ingest (sniffing, sandboxed parse, store) → cite →
-verify.
+verify. It is pincite's one text-layer fidelity eval (`pincite eval cuad-textlayer`);
+the parser tests run it on a few contracts.
 """
 
 from __future__ import annotations
@@ -38,15 +39,21 @@ def gold_segments(data: Path) -> list[tuple[str, str]]:
     return out
 
 
-def run_cuad_textlayer(data: Path, store_url: str | None = None) -> dict[str, Any]:
-    """Ingest a split's PDFs, cite every gold segment, and return the counts and misses."""
+def run_cuad_textlayer(data: Path, store_url: str | None = None,
+                       files: set[str] | None = None) -> dict[str, Any]:
+    """Ingest a split's PDFs, cite every gold segment, and return the counts and misses.
+
+    `files` limits the run to the PDFs of those names (and their segments).
+    """
     from ..cite.verifier import Verifier
     from ..model import Principal
     from ..sources.ingest import Ingestor
     from ..store import open_store
 
-    segments = gold_segments(data)
-    pdfs = sorted(p for p in (data / "full_contract_pdf").iterdir() if p.is_file())
+    segments = [(f, t) for f, t in gold_segments(data)
+                if files is None or Path(f).name in files]
+    pdfs = sorted(p for p in (data / "full_contract_pdf").iterdir()
+                  if p.is_file() and (files is None or p.name in files))
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store")
         try:

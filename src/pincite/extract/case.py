@@ -23,13 +23,10 @@ from ..facts.atomic import AtomicFact, extract_facts
 from ..model import Citation, Element, Principal, Revision
 from ..store import Store
 from ..values import guess_lang
-from ..vocab import ElementKind
 
 MAX_CASE_DOCS = 200
 _SENT_END = re.compile(r"(?<=[.;!?])\s+(?=[\"“(¿¡A-ZÁÉÍÓÚÑÜ0-9])|\n\s*\n")
 MAX_SENTENCE = 600
-PASSAGE_KINDS = (ElementKind.PARAGRAPH, ElementKind.LIST_ITEM, ElementKind.HEADING,
-                 ElementKind.CELL, ElementKind.CLAUSE)
 
 
 @lru_cache(maxsize=4096)

@@ -48,7 +48,6 @@ from ..vocab import ElementKind
 
 SCHEMA_NAME = "pincite.facts"
 SCHEMA_VERSION = 1
-ORIGIN_TYPES = ("table_cell", "prose")
 PROSE_KINDS = (ElementKind.HEADING, ElementKind.PARAGRAPH, ElementKind.LIST_ITEM)
 CONTEXT_CHARS = 48
 

@@ -129,11 +129,6 @@ def analyze_query(text: str, tenant: str, languages: tuple[str, ...] = LANGUAGES
     return QueryTerms(tuple(groups.values()), tuple(groups))
 
 
-def content_words(text: str) -> list[str]:
-    """Return the distinct folded non-stop words of `text` (what answer coverage counts)."""
-    return [w for w in dict.fromkeys(words(text)) if w not in STOP_WORDS]
-
-
 def analyzer_record() -> dict[str, object]:
     """The analyzer as recorded in a generation manifest."""
     try:

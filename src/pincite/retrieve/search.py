@@ -107,10 +107,6 @@ class Universe:
     def avgdl(self) -> float:
         return float(self.ntok.mean()) if len(self.ntok) else 0.0
 
-    def index_of(self, ords: np.ndarray) -> np.ndarray:
-        """Positions of `ords` in the universe (each must be there)."""
-        return np.searchsorted(self.ords, ords)
-
     def positions_of(self, ords: np.ndarray) -> np.ndarray:
         """Positions of `ords` in the universe, -1 for ords outside it."""
         if self.where is None:

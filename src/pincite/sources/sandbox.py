@@ -1,14 +1,18 @@
 """The parser sandbox: untrusted bytes are parsed in a child process under limits.
 
-`ParserSandbox` keeps one worker process (multiprocessing "spawn" context) and reuses it
-for parse after parse. The worker sets its own limits before reading any input:
+`ParserSandbox` keeps one worker process and reuses it for parse after parse. The worker
+is a fresh interpreter, `python -P -m pincite.sources.parser_worker` over a socket pair,
+not a multiprocessing child: "spawn" and "forkserver" re-import the caller's `__main__`,
+so a script without an `if __name__ == "__main__":` guard would crash (or run twice), and
+"fork" would copy a threaded parent. The worker sets its own limits before reading any
+input:
 
 - `RLIMIT_AS` = `limits.parse_memory_bytes` (allocation past it raises MemoryError),
 - `RLIMIT_CPU` = `limits.parse_cpu_seconds` *per parse* (the soft limit is moved to "CPU
   used so far + budget" before each parse; past it the kernel's SIGXCPU ends the worker),
 - `RLIMIT_FSIZE` = 1 MiB (parsers write no files; SIGXFSZ is ignored so a write fails),
-- `RLIMIT_CORE` = 0; stdout and stderr go to /dev/null (a parser's prints must not reach a
-  CLI's JSON output or a log); Ctrl-C is left to the parent.
+- `RLIMIT_CORE` = 0; stdin, stdout and stderr are /dev/null (a parser's prints must not
+  reach a CLI's JSON output or a log); Ctrl-C is left to the parent.
 
 The parent enforces the wall clock (`limits.parse_seconds`): past it the worker is killed
 and a new one starts lazily on the next parse. Every outcome is a `TextLayer` or a
@@ -30,19 +34,17 @@ before the worker starts, which inherits it), the worker also accepts the kinds
 `__sleep__` (sleeps an hour), `__alloc__` (allocates until RLIMIT_AS stops it),
 `__spin__` (burns CPU), `__crash__` (`os._exit(3)`) and `__raise__` (raises ValueError).
 Nothing else reads that variable.
-
-As with any "spawn" process, a script that creates a sandbox at import time must guard
-its entry point with `if __name__ == "__main__":`.
 """
 
 from __future__ import annotations
 
 import io
-import math
-import multiprocessing
 import os
 import pickle
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import weakref
 from multiprocessing.connection import Connection
@@ -52,15 +54,12 @@ from ..errors import ParseFailure, PinciteError, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer
 from ..vocab import QuarantineReason
+from .parser_worker import READY, TEST_ENV, TEST_KINDS, parse_reply
 
 __all__ = ["TEST_ENV", "ParserSandbox", "parse_untrusted"]
 
-TEST_ENV = "PINCITE_SANDBOX_TEST"
-_TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__")
 _START_SECONDS = 60.0
-_DETAIL_MAX = 300
-_FSIZE_BYTES = 1 << 20
-_READY = b"ready"
+_WORKER_MODULE = "pincite.sources.parser_worker"
 _REPLY_CLASSES = frozenset({("pincite.model", "TextLayer"), ("pincite.model", "Element"),
                             ("pincite.model", "Geometry"), ("array", "_array_reconstructor"),
                             ("array", "array")})
@@ -76,8 +75,7 @@ class ParserSandbox:
     def __init__(self, limits: Limits | None = None, *, recycle_after: int = 200) -> None:
         self.limits = limits or Limits()
         self.recycle_after = recycle_after
-        self._ctx = multiprocessing.get_context("spawn")
-        self._proc: Any = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
         self._parses = 0
         self._lock = threading.Lock()
@@ -92,7 +90,7 @@ class ParserSandbox:
     @property
     def worker_pid(self) -> int | None:
         """The worker's process id, or None when no worker is running."""
-        return self._proc.pid if self._proc is not None and self._proc.is_alive() else None
+        return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
     def parse(self, kind: str, data: bytes, password: str | None = None) -> TextLayer:
         """Return the text layer of `data` read as `kind`; raise ParseFailure otherwise."""
@@ -147,29 +145,34 @@ class ParserSandbox:
         """Stop the worker (a later parse starts a new one)."""
         with self._lock:
             conn, proc = self._conn, self._proc
-            if proc is not None and proc.is_alive() and conn is not None:
+            if proc is not None and proc.poll() is None and conn is not None:
                 try:
                     conn.send(None)
-                except OSError:
+                    proc.wait(2)
+                except (OSError, subprocess.TimeoutExpired):
                     pass
-                proc.join(2)
             self._stop()
 
     # --- worker management ------------------------------------------------------------
 
     def _ensure_worker(self) -> Connection:
-        if self._conn is not None and self._proc is not None and self._proc.is_alive():
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
             return self._conn
         self._stop()
-        parent, child = self._ctx.Pipe(duplex=True)
-        proc = self._ctx.Process(target=_worker_main, args=(child, self.limits),
-                                 name="pincite-parser", daemon=True)
-        proc.start()
-        child.close()
+        ours, theirs = socket.socketpair()
+        try:
+            proc = _start_worker(theirs.fileno())
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        parent = Connection(ours.detach())
         self._finalizer = weakref.finalize(self, _kill, proc)
         self._proc, self._conn, self._parses = proc, parent, 0
         try:
-            ready = parent.poll(_START_SECONDS) and parent.recv_bytes(64) == _READY
+            parent.send(self.limits)
+            ready = parent.poll(_START_SECONDS) and parent.recv_bytes(64) == READY
         except (EOFError, OSError):
             ready = False
         if not ready:
@@ -193,8 +196,10 @@ class ParserSandbox:
         proc = self._proc
         code = None
         if proc is not None:
-            proc.join(5)
-            code = proc.exitcode
+            try:
+                code = proc.wait(5)
+            except subprocess.TimeoutExpired:
+                code = None
         self._stop()
         if code == -getattr(signal, "SIGXCPU", 24):
             return ParseFailure("timeout", f"parsing used more than "
@@ -208,19 +213,33 @@ class ParserSandbox:
                             "file; it is damaged or hostile")
 
 
-def _kill(proc: Any) -> None:
+def _start_worker(fd: int) -> subprocess.Popen[bytes]:
+    """Start a worker interpreter that speaks over the socket `fd`; return its process."""
+    if not sys.executable:
+        raise PinciteError("the parser sandbox needs a Python executable (sys.executable "
+                           "is empty in this embedding)")
+    # the worker searches this process's sys.path, in order (as multiprocessing's spawn
+    # does), so it imports the same pincite even when a script or test put it there; -P
+    # keeps the working directory from being put first on top of it
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p or os.getcwd() for p in sys.path)
+    return subprocess.Popen([sys.executable, "-P", "-m", _WORKER_MODULE, str(fd)],
+                            pass_fds=(fd,), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
     try:
-        if proc.is_alive():
-            proc.kill()
-        proc.join(5)
-        proc.close()
-    except ValueError:  # already closed
+        proc.wait(5)
+    except subprocess.TimeoutExpired:  # unkillable (D state): leave it to the kernel
         pass
 
 
 def check_kind(kind: str) -> None:
     """Raise UsageError unless `kind` is a media kind (or a test kind, with the test seam on)."""
-    if kind in MEDIA_TYPES or (kind in _TEST_KINDS and os.environ.get(TEST_ENV)):
+    if kind in MEDIA_TYPES or (kind in TEST_KINDS and os.environ.get(TEST_ENV)):
         return
     raise UsageError(f"unknown media kind {kind!r}; use one of {', '.join(MEDIA_TYPES)}")
 
@@ -236,9 +255,9 @@ def parse_untrusted(kind: str, data: bytes, *, password: str | None, limits: Lim
         with ParserSandbox(limits) as sb:
             return sb.parse(kind, data, password)
     check_kind(kind)
-    if kind in _TEST_KINDS:
+    if kind in TEST_KINDS:
         raise UsageError(f"the test kind {kind!r} runs only in the sandbox worker")
-    reply = _parse_reply(kind, data, password, limits)
+    reply = parse_reply(kind, data, password, limits)
     if reply[0] == "ok":
         layer: TextLayer = reply[1]
         return layer
@@ -247,44 +266,6 @@ def parse_untrusted(kind: str, data: bytes, *, password: str | None, limits: Lim
     if reply[0] == "fail":
         raise ParseFailure(reply[1], reply[2])
     raise ParseFailure("malformed", reply[1])
-
-
-def _parse_reply(kind: str, data: bytes, password: str | None, limits: Limits) -> tuple:
-    """Run the parser; return ("ok", layer) | ("fail", reason, detail) | ("memory",) |
-    ("error", detail)."""
-    try:
-        if kind in _TEST_KINDS:
-            _test_hook(kind)
-        from ..parse import parse
-
-        return ("ok", parse(kind, data, password=password, limits=limits))
-    except ParseFailure as f:
-        return ("fail", f.reason, f.detail)
-    except MemoryError:
-        return ("memory",)
-    except Exception as exc:  # noqa: BLE001 - every parser bug becomes a typed rejection
-        detail = f"{type(exc).__name__}: {exc}"
-        if len(detail) > _DETAIL_MAX:
-            detail = detail[:_DETAIL_MAX - 3] + "..."
-        return ("error", f"the parser failed: {detail}")
-
-
-def _test_hook(kind: str) -> None:
-    """The test seam (see the module docstring); only the worker reaches it."""
-    if kind == "__sleep__":
-        import time
-
-        time.sleep(3600)
-    elif kind == "__alloc__":
-        hog = []
-        while True:
-            hog.append(bytes(64 << 20))  # calloc: counts against RLIMIT_AS, untouched
-    elif kind == "__spin__":
-        while True:
-            pass
-    elif kind == "__crash__":
-        os._exit(3)
-    raise ValueError("test hook asked to fail")
 
 
 class _ReplyUnpickler(pickle.Unpickler):
@@ -308,68 +289,3 @@ def _loads(payload: bytes) -> tuple:
                                or not isinstance(reply[2], str)):
         return ("error", "the parser worker sent a refusal without a quarantine reason")
     return reply
-
-
-# --- the worker ------------------------------------------------------------------------
-
-def _confine(limits: Limits) -> None:
-    """Set this process's resource limits and quiet its output (worker only)."""
-    import resource
-
-    def lower(which: int, value: int) -> None:
-        _, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value))
-
-    lower(resource.RLIMIT_AS, limits.parse_memory_bytes)
-    lower(resource.RLIMIT_FSIZE, _FSIZE_BYTES)
-    lower(resource.RLIMIT_CORE, 0)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-
-
-def _cpu_budget(seconds: int) -> None:
-    """Let the next parse use `seconds` more CPU time than this process has used so far."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    soft = math.ceil(usage.ru_utime + usage.ru_stime) + max(1, seconds)
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-
-
-def _worker_main(conn: Connection, limits: Limits) -> None:
-    """Serve parse requests until the parent sends None or goes away."""
-    _confine(limits)
-    conn.send_bytes(_READY)
-    while True:
-        try:
-            request = conn.recv()
-            if request is None:
-                return
-            kind, password = request
-            data = conn.recv_bytes()
-        except (EOFError, OSError):
-            return
-        _cpu_budget(limits.parse_cpu_seconds)
-        reply = _parse_reply(kind, data, password, limits)
-        del data
-        try:
-            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        except MemoryError:
-            payload = pickle.dumps(("memory",))
-        except Exception as exc:  # noqa: BLE001
-            payload = pickle.dumps(("error", f"the text layer could not be sent back "
-                                    f"({type(exc).__name__})"))
-        del reply
-        try:
-            conn.send_bytes(payload)
-        except OSError:
-            return

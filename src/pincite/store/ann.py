@@ -39,9 +39,8 @@ from .lru import FileCache
 
 POLICY_SCHEMA = "pincite.ann_policy"
 INDEX_SCHEMA = "pincite.vector_index"
-SCHEMA_VERSION = 2          # 1: usearch graphs, no longer read (rebuild the generation)
+SCHEMA_VERSION = 2
 SUFFIX = ".hnsw"
-_USEARCH_ONLY = ("dtype", "oversample", "max_candidates")  # version-1 policy fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +89,8 @@ class AnnPolicy:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnnPolicy:
-        """Rebuild a policy from `to_dict` output; a usearch-era record (version 1) loses
-        its usearch-only fields (its graphs are refused by `ann_path`)."""
-        d = record_fields(data, cls, POLICY_SCHEMA, SCHEMA_VERSION, "ANN policy",
-                             legacy=_USEARCH_ONLY)
+        """Rebuild a policy from `to_dict` output; raise UsageError for another record."""
+        d = record_fields(data, cls, POLICY_SCHEMA, SCHEMA_VERSION, "ANN policy")
         return cls(**d)
 
 
@@ -153,10 +150,6 @@ def policy_of(manifest: Mapping[str, Any] | None) -> AnnPolicy:
 
 def ann_path(gen_dir: Path, part: Partition) -> Path:
     name = Path(part.file).name
-    if _usearch_file(part):
-        raise AnnUnavailable(f"ANN file {name} of {gen_dir.name} is a usearch graph, which "
-                             "this pincite no longer reads; rebuild the generation "
-                             "(pincite index build)")
     if name != part.file or not name.startswith("ann-") or not name.endswith(SUFFIX):
         raise AnnUnavailable(f"bad ANN file name {part.file!r} in the manifest")
     return gen_dir / name
@@ -291,13 +284,6 @@ def purge_rows(gen_dir: Path, manifest: dict[str, Any], ords: Sequence[int]) -> 
         mine = wanted[(wanted >= p.ord_start) & (wanted < p.ord_end)]
         if not len(mine):
             continue
-        if _usearch_file(p):  # unreadable here, so erased whole: the tenant is scanned exactly
-            (gen_dir / p.file).unlink(missing_ok=True)
-            fsync_dir(gen_dir)
-            _CACHE.forget(gen_dir / p.file)
-            records[i] = None
-            changed = True
-            continue
         path = ann_path(gen_dir, p)
         if not path.is_file():
             continue
@@ -315,14 +301,8 @@ def purge_rows(gen_dir: Path, manifest: dict[str, Any], ords: Sequence[int]) -> 
         records[i] = Partition(p.tenant, p.file, p.ord_start, p.ord_end, p.vectors, sha,
                                p.purged + len(keys), p.dimension).to_dict()
         changed = True
-    vi["partitions"] = [r for r in records if r is not None]
+    vi["partitions"] = records
     return changed
-
-
-def _usearch_file(part: Partition) -> bool:
-    """True for a graph file written by usearch (manifest version 1)."""
-    name = Path(part.file).name
-    return name == part.file and name.startswith("ann-") and name.endswith(".usearch")
 
 
 def _live(index: Any, label: int) -> bool:

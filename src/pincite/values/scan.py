@@ -48,7 +48,7 @@ def _words_value(c: ScanContext, m: re.Match[str]) -> Value | None:
 
 
 def find_values(text: str, start: int = 0, end: int | None = None, *, lang: str | None = None,
-                date_order: str | None = None, skip_clause_number: bool = False) -> list[Value]:
+                date_order: str | None = None) -> list[Value]:
     """Return the typed values in `text[start:end]`, in order, without overlaps.
 
     Spans are offsets into `text`. `lang` ("en", "es" or None) decides only ambiguous

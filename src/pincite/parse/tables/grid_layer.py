@@ -62,16 +62,6 @@ def _part(p: str) -> str:
     return p if len(p) <= MAX_PART else p[: MAX_PART - 1] + "…"
 
 
-def cell_locator(n: int, row_path: Sequence[str], column_path: Sequence[str],
-                 row: int, col: int) -> str:
-    """Return the locator of a data cell of table `n` (1-based `row`, `col`)."""
-    if not row_path and not column_path:
-        return f"table {n} r{row}c{col}"
-    rp = " > ".join(_part(p) for p in row_path) if row_path else f"r{row}"
-    cp = " > ".join(_part(p) for p in column_path) if column_path else f"c{col}"
-    return f"table {n} / {rp} / {cp}"
-
-
 def _kept(flags_by_pos: list[bool]) -> tuple[list[int], list[int]]:
     """Return (kept positions, prefix counts) of a keep mask."""
     kept = [i for i, k in enumerate(flags_by_pos) if k]

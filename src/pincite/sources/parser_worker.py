@@ -1,0 +1,139 @@
+"""The parser sandbox's worker process: `python -P -m pincite.sources.parser_worker FD`.
+
+`ParserSandbox` starts this module as a fresh interpreter (never through multiprocessing,
+whose "spawn" and "forkserver" re-import the caller's `__main__` and so need an
+`if __name__ == "__main__":` guard in every script). FD is the worker's end of a socket
+pair, spoken as a `multiprocessing.connection.Connection`:
+
+1. the parent sends its `Limits`; the worker sets its resource limits, then answers
+   `READY`;
+2. per parse, the parent sends `(kind, password)` and the bytes; the worker answers one
+   pickled reply tuple (see `parse_reply`);
+3. `None`, or the parent going away, ends the worker.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import signal
+import sys
+from multiprocessing.connection import Connection
+
+from ..errors import ParseFailure
+from ..limits import Limits
+
+__all__ = ["READY", "TEST_ENV", "TEST_KINDS", "parse_reply", "serve"]
+
+TEST_ENV = "PINCITE_SANDBOX_TEST"
+TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__")
+READY = b"ready"
+_DETAIL_MAX = 300
+_FSIZE_BYTES = 1 << 20
+
+
+def parse_reply(kind: str, data: bytes, password: str | None, limits: Limits) -> tuple:
+    """Return ("ok", layer) | ("fail", reason, detail) | ("memory",) | ("error", detail)."""
+    try:
+        if kind in TEST_KINDS:
+            _test_hook(kind)
+        from ..parse import parse
+
+        return ("ok", parse(kind, data, password=password, limits=limits))
+    except ParseFailure as f:
+        return ("fail", f.reason, f.detail)
+    except MemoryError:
+        return ("memory",)
+    except Exception as exc:  # noqa: BLE001 - every parser bug becomes a typed rejection
+        detail = f"{type(exc).__name__}: {exc}"
+        if len(detail) > _DETAIL_MAX:
+            detail = detail[:_DETAIL_MAX - 3] + "..."
+        return ("error", f"the parser failed: {detail}")
+
+
+def _test_hook(kind: str) -> None:
+    """The test seam (see `pincite.sources.sandbox`); only the worker reaches it."""
+    if kind == "__sleep__":
+        import time
+
+        time.sleep(3600)
+    elif kind == "__alloc__":
+        hog = []
+        while True:
+            hog.append(bytes(64 << 20))  # calloc: counts against RLIMIT_AS, untouched
+    elif kind == "__spin__":
+        while True:
+            pass
+    elif kind == "__crash__":
+        os._exit(3)
+    raise ValueError("test hook asked to fail")
+
+
+def _confine(limits: Limits) -> None:
+    """Set this process's resource limits (its stdout and stderr are /dev/null already)."""
+    import resource
+
+    def lower(which: int, value: int) -> None:
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+    lower(resource.RLIMIT_AS, limits.parse_memory_bytes)
+    lower(resource.RLIMIT_FSIZE, _FSIZE_BYTES)
+    lower(resource.RLIMIT_CORE, 0)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _cpu_budget(seconds: int) -> None:
+    """Let the next parse use `seconds` more CPU time than this process has used so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime) + max(1, seconds)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def serve(conn: Connection) -> None:
+    """Receive the limits, confine this process, then serve parses until told to stop."""
+    try:
+        limits = conn.recv()
+    except (EOFError, OSError):
+        return
+    if not isinstance(limits, Limits):
+        return
+    _confine(limits)
+    conn.send_bytes(READY)
+    while True:
+        try:
+            request = conn.recv()
+            if request is None:
+                return
+            kind, password = request
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        _cpu_budget(limits.parse_cpu_seconds)
+        reply = parse_reply(kind, data, password, limits)
+        del data
+        try:
+            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except MemoryError:
+            payload = pickle.dumps(("memory",))
+        except Exception as exc:  # noqa: BLE001
+            payload = pickle.dumps(("error", f"the text layer could not be sent back "
+                                    f"({type(exc).__name__})"))
+        del reply
+        try:
+            conn.send_bytes(payload)
+        except OSError:
+            return
+
+
+if __name__ == "__main__":
+    serve(Connection(int(sys.argv[1])))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from .columns import union_gaps
-from .words import ROW_OVERLAP, Row, Rules, Word
+from .page_words import ROW_OVERLAP, Row, Rules, Word
 
 MIN_BLOCK_ROWS = 3  # rows of two or more aligned chunks that make an unruled table
 MAX_HEADER_ROWS = 6

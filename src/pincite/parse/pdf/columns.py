@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...model import Box
 
 if TYPE_CHECKING:
-    from .words import Row, Word
+    from .page_words import Row, Word
 
 
 _VALUE_RE = re.compile(

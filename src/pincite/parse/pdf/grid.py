@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ...model import Box
 from .columns import Sep, columns, data_row, is_value
+from .page_words import chunk
 from .spans import (
     Cell,
     cell_text,
@@ -35,10 +36,9 @@ from .spans import (
     merge_header,
     stacked_labels,
 )
-from .words import chunk
 
 if TYPE_CHECKING:
-    from .words import Row, Rules, Word
+    from .page_words import Row, Rules, Word
 
 @dataclass(slots=True)
 class Grid:

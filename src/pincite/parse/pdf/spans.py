@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from .columns import Sep, is_value
 
 if TYPE_CHECKING:
-    from .words import Row, Word
+    from .page_words import Row, Word
 
 MAX_HEADER_ROWS = 6
 

@@ -24,7 +24,7 @@ from bisect import bisect_left, bisect_right
 from .blocks import MAX_HEADER_ROWS, MIN_BLOCK_ROWS, blocks, boxed, gutter, side
 from .grid import Grid, build_grid
 from .lines import Line, Page
-from .words import ROW_OVERLAP, RULE_TOL, Row, Rules, chunk, merge_rules, text_rows, word_space
+from .page_words import ROW_OVERLAP, RULE_TOL, Row, Rules, chunk, merge_rules, text_rows, word_space
 
 # ---- the cheap look --------------------------------------------------------------------
 

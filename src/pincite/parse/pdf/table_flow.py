@@ -20,8 +20,8 @@ from ...model import Box
 from ..layout import LayerBuilder
 from .grid import Cell, Grid
 from .lines import HYPHEN_MARK, CharBoxes, Line, Page
+from .page_words import Word
 from .table_detect import find_tables
-from .words import Word
 
 CAPTION_RE = re.compile(
     r"^(?:table|tab\.|exhibit|schedule|annex|appendix|tabla|cuadro|tableau|tabelle|tabella|"

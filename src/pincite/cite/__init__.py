@@ -1,0 +1,8 @@
+"""Citations: locate an offset, compare texts in one versioned form, resolve a `DOC`
+argument for a principal, and make and check provenance entries without a model.
+
+- `compare`   the comparison form (`comparison_form`, `same_text`, `FoldedText`)
+- `locate`    structural locators: which element an offset of a text layer belongs to
+- `resolve`   a document argument → a revision the principal may read (else NotFound)
+- `verifier`  `Verifier.cite` / `Verifier.verify`: hash, offsets, quote, locator
+"""

@@ -18,7 +18,7 @@ empty in every row are dropped there, so spans cannot widen the text); `th` cell
 with a `scope` and cells in `thead` are header cells; CSS indentation and leading
 no-break spaces of a cell are its indentation; a nested table's text is flattened into
 its cell; a `caption` is a paragraph before the table and the table's caption. Version 2:
-header-path cell locators (`parse.table_layer`).
+header-path cell locators (`parse.tables.grid_layer`).
 
 Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, an inline
 style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, or with bidi

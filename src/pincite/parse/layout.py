@@ -13,7 +13,7 @@ structural locators:
 - a table is `table N`; its data cells are `table N / ROW PATH / COLUMN PATH`
   (`table 3 / Revenue > Services / FY2024 > Actual`, `r{row}` or `c{col}` standing in for
   a missing side), its header cells `table N r{row}c{col}` (1-based), and spreadsheet
-  cells their reference (`Sheet1!B4`, `'My Sheet'!B4`); see `parse.table_layer`.
+  cells their reference (`Sheet1!B4`, `'My Sheet'!B4`); see `parse.tables.grid_layer`.
 """
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ class LayerBuilder(TextAssembly):
               refs: Sequence[Sequence[str | None]] | None = None,
               sheet: str | None = None,
               caption: str | None = None) -> None:
-        """Add a table given as a grid of cell texts (see `parse.table_layer`).
+        """Add a table given as a grid of cell texts (see `parse.tables.grid_layer`).
 
         `rows`: the grid, merged cells empty except their top-left (ragged rows read as
         padded); `cell_chars`: per-character geometry of each cell (its text is then kept

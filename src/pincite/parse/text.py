@@ -11,7 +11,7 @@ delimiter row is the header row), fenced and indented
 code blocks as paragraphs; inline emphasis, code ticks and link syntax are dropped
 (`[text](url)` → `text`).
 
-Version 2: header-path table-cell locators (`parse.table_layer`).
+Version 2: header-path table-cell locators (`parse.tables.grid_layer`).
 
 Flags: `invalid_utf8` (bytes that are not UTF-8, replaced by U+FFFD), `hidden_text`
 (bidi controls or Unicode tag characters, or an HTML comment in Markdown — text a reader

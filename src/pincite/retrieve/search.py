@@ -4,12 +4,12 @@ The authorized universe U (tenant; ACL entries incl. groups; valid_from <= as_of
 valid_to, or the current revision when as_of is None; not tombstoned; the filters) is
 applied *inside* each candidate generator:
 - U itself is computed by the store from arrays it keeps in memory per generation and
-  per tenant authorization epoch (`store.universe`), and cached here per generation,
+  per tenant authorization epoch (`store.sqlite.universe`), and cached here per generation,
   tenant, principal, epoch, as-of and filters; any write that can change a decision
   bumps the epoch, so a deletion or revocation is honoured by the next query;
 - lexical: the postings of the query's terms (one packed row per term; terms carry the
   tenant's key) are restricted to U by the store before ranking, and BM25 is computed
-  over U's statistics only (`ranking.bm25_arrays`, the formula of `ranking.bm25`);
+  over U's statistics only (`retrieve.bm25.bm25_arrays`, the formula of `bm25`);
 - dense: an exact scan of U's rows of the generation's vector file, or — when U is
   large and the tenant has an ANN graph — a graph walk with U as hnswlib's filter
   predicate, so only rows of U can enter its result set (`ann`); a walk that cannot
@@ -30,12 +30,13 @@ import numpy as np
 from ..embed import Embedder, EmbeddingSpace
 from ..errors import IndexUnavailable, NotFound, StoreError, UsageError, VectorsUnavailable
 from ..index.analyze import analyze_query
-from ..index.policy import RankingPolicy, bm25_arrays
+from ..index.policy import RankingPolicy
 from ..model import Principal, timestamp
 from ..store import AuthScope, ChunkRecord, GenerationRow, Store, ann
 from ..store.lru import LRU
 from ..store.vectors import generation_dir, load_vectors, vectors_path
 from ..vocab import SERVABLE_STATES, BundleFlag, ItemFlag
+from .bm25 import bm25_arrays
 from .bundle import EvidenceBundle, EvidenceItem
 from .dense import dense_candidates
 from .filters import Filters

@@ -16,7 +16,7 @@ Headers, footers, footnotes and comments are not body text and are left out.
   first paragraph's left indentation is a label's indentation; a paragraph in the
   `Caption` style (or opening "Table N") just before a table is its caption; a nested
   table's text is flattened into its cell, row by row. Version 2: header-path cell
-  locators (`parse.table_layer`).
+  locators (`parse.tables.grid_layer`).
 - Tracked deletions, field codes and `mc:Fallback` duplicates are skipped; insertions
   and field results are read.
 

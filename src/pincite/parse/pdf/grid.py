@@ -9,7 +9,7 @@
   or header levels (a label spanning columns over labels of those columns);
 - cells: the words of a row by column, read line by line; a chunk whose words straddle a
   column gap is one cell spanning those columns unless a ruling or two numbers part it;
-- spans and header rows: `pdf_spans`;
+- spans and header rows: `spans`;
 - rejection: regions that are no table — one column, two or more columns of running
   text, two long text columns with no value (a two-column page), numbered lines.
 """

@@ -1,6 +1,6 @@
 """A PDF page's objects in one pass: text nobody can see, and the ruling lines of tables.
 
-Used by `pdf_lines.read_page`. Hidden text: render mode invisible or clip-only, a fully
+Used by `lines.read_page`. Hidden text: render mode invisible or clip-only, a fully
 transparent fill, or white text with no filled path, image or shading under its centre.
 Rulings: straight horizontal and vertical strokes — thin filled rectangles, stroked
 lines, the edges of rectangles (a cell's border or its shading) — in PDF space, form

@@ -1,11 +1,11 @@
 """PDF parser: pdfium's characters → lines → paragraphs in reading order → a text layer.
 
-`pdf_lines` reads each page into visual lines (spaces inserted where glyphs stand apart,
+`lines` reads each page into visual lines (spaces inserted where glyphs stand apart,
 per-character boxes). This module then
 
 - puts the lines of a one-column page top to bottom (some generators write a page out of
   order),
-- takes the tables out of the lines (`pdf_tables`: ruled and unruled, a table continued
+- takes the tables out of the lines (`table_detect`: ruled and unruled, a table continued
   on the next page joined into one) and puts each back in the reading flow as a table
   block, with the caption stated just above it (`pdf_table_flow`),
 - drops running headers/footers (the same text at the same height on many pages) and page

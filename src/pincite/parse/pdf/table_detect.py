@@ -4,12 +4,12 @@
 pages cost next to nothing (`candidate_lines`): inside ruled frames (connected
 horizontal and vertical rulings: at least two and one, with a ruling inside, not a plain
 box around text), and in runs of rows (lines at one height) where three or more rows
-hold two lines or a wide gap (`pdf_lines` marks gaps wide enough to part cells, not the
+hold two lines or a wide gap (`lines` marks gaps wide enough to part cells, not the
 one after a list number), with the rows above them (headers) and two below. Those lines
-are read word by word (`pdf_words`):
+are read word by word (`page_words`):
 
 - each ruled frame becomes a grid (`pdf_grid`);
-- the rows left over are searched for unruled blocks of aligned columns (`pdf_blocks`),
+- the rows left over are searched for unruled blocks of aligned columns (`blocks`),
   one text column at a time on a page of two columns, and each block becomes a grid;
 - `pdf_grid` rejects regions that are no table (one column, prose in columns, numbered
   transcript lines).

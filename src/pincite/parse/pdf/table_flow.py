@@ -1,6 +1,6 @@
 """Tables in a PDF's reading flow: cut out of the lines, joined across pages, emitted.
 
-`cut_tables` finds each page's tables (`pdf_tables.find_tables`) and takes their words
+`cut_tables` finds each page's tables (`table_detect.find_tables`) and takes their words
 out of the page's lines (a line that also holds other text keeps that text), leaving a
 `TableBlock` at the place of the table's first line in reading order. `place` puts the
 blocks back among the lines that remain (after running headers are dropped) and joins a

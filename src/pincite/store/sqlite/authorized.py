@@ -59,7 +59,7 @@ class AuthorizedReads:
 
     def _universe_state(self, scope: AuthScope) -> tuple[Any, ...]:
         """(generation arrays, tenant runs, tenant state, row mask of U) of a scope, from the
-        in-memory caches of `store.universe` (read on this snapshot when missing)."""
+        in-memory caches of `store.sqlite.universe` (read on this snapshot when missing)."""
         with self.read() as c:
             row = c.execute(SQL_GEN_KEY, (scope.gen_id,)).fetchone()
             if row is None:
@@ -106,7 +106,7 @@ class AuthorizedReads:
 
     def authorized_rows(self, scope: AuthScope) -> RowArray:
         """Return (ord, ntok, chunk_id) of every row in the authorized universe, by ord —
-        the rows of `SQL_AUTHORIZED`, computed from cached arrays (`store.universe`);
+        the rows of `SQL_AUTHORIZED`, computed from cached arrays (`store.sqlite.universe`);
         `.array` holds them as one structured numpy array."""
         ga, tr, _ts, ok = self._universe_state(scope)
         if tr is None:

@@ -306,7 +306,7 @@ def SQL_POSTINGS(gen_id: str) -> str:  # noqa: N802
     )
 
 
-# The static and per-tenant inputs of the in-memory authorized universe (store.universe):
+# The static and per-tenant inputs of the in-memory authorized universe (store.sqlite.universe):
 # the generation's rows in ord order, and a tenant's revisions, tombstones and ACL entries.
 SQL_UNIVERSE_ROWS = (
     "SELECT gc.ord, gc.ntok, c.chunk_id, c.tenant, c.source_id, c.revision_id, c.kind, "

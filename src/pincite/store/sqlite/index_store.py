@@ -2,7 +2,7 @@
 and the authorized reads of candidate generation. Mixed into `SQLiteStore`.
 
 Every read that can reach a candidate applies the authorized universe (`AuthScope`)
-before it returns a row (`store.universe.AuthorizedReads`).
+before it returns a row (`store.sqlite.authorized.AuthorizedReads`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,21 @@
-"""Helpers for retrieval tests: small Markdown corpora ingested through the real path."""
+"""Corpora for tests: small Markdown documents ingested through the real path, the example tender."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pincite.embed import HashEmbedder
 from pincite.library import Library
+from pincite.model import Principal
 from pincite.sources.ingest import IngestResult
 
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
 EMB = HashEmbedder()
+ANA = Principal.parse("acme:ana:legal")
 
 TERMS_EN = """# Master Services Agreement
 

@@ -84,17 +84,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"Chromium is not installed ({INSTALL_CHROMIUM}, or set {CHROMIUM_ENV})")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
                             config: pytest.Config) -> None:
     missing = config.stash.get(_missing_data, {})
     if missing:
         tops = sorted({f.split("/")[0] for folders in missing.values() for f in folders})
         terminalreporter.write_line(
-            f"{len(missing)} tests skipped: ../shared/data not present ({', '.join(tops)}) "
-            f"under {shared_root()}", yellow=True, bold=True)
+            f"{_count(len(missing), 'test')} skipped: ../shared/data not present "
+            f"({', '.join(tops)}) under {shared_root()}", yellow=True, bold=True)
     browser = config.stash.get(_missing_browser, [])
     if browser:
         terminalreporter.write_line(
-            f"{len(browser)} browser tests skipped: Chromium not found; install it with "
-            f"`{INSTALL_CHROMIUM}` (or set {CHROMIUM_ENV}=/path/to/chromium)",
+            f"{_count(len(browser), 'browser test')} skipped: Chromium not found; install it "
+            f"with `{INSTALL_CHROMIUM}` (or set {CHROMIUM_ENV}=/path/to/chromium)",
             yellow=True, bold=True)

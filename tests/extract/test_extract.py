@@ -17,10 +17,9 @@ from pincite.extract.run import run_extraction
 from pincite.extract.schema import load_schema, schema_from_dict
 from pincite.model import Citation, Principal
 from tests.commands import invoke
-from tests.corpus import EXAMPLES
+from tests.corpus import EXAMPLES, TENDER_DOCS, ingest_tender
 
 SCHEMA = EXAMPLES / "tender" / "schema.yaml"
-TENDER = ["tender/pliego.pdf", "tender/anexo-tecnico.docx", "tender/anuncio.html"]
 ANA = Principal.parse("demo:ana:analysts")
 
 # The dictamen of the example tender (revision r1 of the pliego): the contract of the
@@ -52,9 +51,7 @@ EXPECTED = {
 
 @pytest.fixture
 def tender(lib):
-    files = [EXAMPLES / p for p in TENDER]
-    for f, sid in zip(files, TENDER, strict=True):
-        lib.ingest([f], tenant="demo", acl=["group:analysts"], source_id=sid)
+    ingest_tender(lib)
     lib.update_index()
     return lib
 
@@ -69,7 +66,7 @@ def test_schema_names_the_contract_fields():
 
 def test_tender_dictamen_values_and_verified_citations(tender):
     schema = load_schema(SCHEMA)
-    res = run_extraction(tender.store, ANA, schema, TENDER)
+    res = run_extraction(tender.store, ANA, schema, TENDER_DOCS)
     got = {r.field: r.value for r in res.records}
     assert got == EXPECTED
     for r in res.records:
@@ -90,14 +87,14 @@ def test_tender_dictamen_values_and_verified_citations(tender):
 
 def test_corrigendum_moves_the_citation_to_the_new_revision(tender):
     schema = load_schema(SCHEMA)
-    old = run_extraction(tender.store, ANA, schema, TENDER)
+    old = run_extraction(tender.store, ANA, schema, TENDER_DOCS)
     old_turnover = next(r for r in old.records if r.field == "economic_solvency.min_annual_turnover")
     assert old_turnover.provenance[0].doc_id == "tender/pliego.pdf@r1"
     out = tender.ingest([EXAMPLES / "tender" / "corrigendum" / "pliego.pdf"], tenant="demo",
                         acl=None, source_id="tender/pliego.pdf")
     assert out[0].status == "revised"
     tender.update_index()
-    new = run_extraction(tender.store, ANA, schema, TENDER)
+    new = run_extraction(tender.store, ANA, schema, TENDER_DOCS)
     assert new.run["case_id"] == old.run["case_id"]
     turnover = next(r for r in new.records if r.field == "economic_solvency.min_annual_turnover")
     assert turnover.value == {"amount": 400000, "currency": "EUR", "basis": "best_of_last_3_years"}
@@ -204,10 +201,10 @@ def test_two_documents_that_disagree_are_conflicting_with_both_passages(lib, ana
 def test_queue_is_unique_per_document_version_and_field(tender):
     schema = load_schema(SCHEMA)
     strict = replace(schema, fields=tuple(replace(f, tau_show=1.0, tau_flag=1.0) for f in schema.fields))
-    first = run_extraction(tender.store, ANA, strict, TENDER)
+    first = run_extraction(tender.store, ANA, strict, TENDER_DOCS)
     n = len(tender.store.review_items("demo"))
     assert first.queued == n and n >= 5
-    again = run_extraction(tender.store, ANA, strict, TENDER)
+    again = run_extraction(tender.store, ANA, strict, TENDER_DOCS)
     assert again.queued == 0
     assert len(tender.store.review_items("demo")) == n
     items = tender.store.review_items("demo")
@@ -221,9 +218,9 @@ def test_other_tenants_and_users_cannot_extract(tender):
     from pincite.errors import NotFound
 
     with pytest.raises(NotFound):
-        run_extraction(tender.store, Principal.parse("other:eve"), load_schema(SCHEMA), TENDER)
+        run_extraction(tender.store, Principal.parse("other:eve"), load_schema(SCHEMA), TENDER_DOCS)
     with pytest.raises(NotFound):
-        run_extraction(tender.store, Principal.parse("demo:bob:sales"), load_schema(SCHEMA), TENDER)
+        run_extraction(tender.store, Principal.parse("demo:bob:sales"), load_schema(SCHEMA), TENDER_DOCS)
 
 
 def test_english_tender_fills_the_same_schema(lib):
@@ -280,7 +277,7 @@ def test_schema_file_errors_name_the_file(tmp_path: Path):
 
 def test_records_json_and_report(tender, tmp_path: Path):
     schema = load_schema(SCHEMA)
-    res = run_extraction(tender.store, ANA, schema, TENDER)
+    res = run_extraction(tender.store, ANA, schema, TENDER_DOCS)
     doc = records_json(res.records, run=res.run)
     write_outputs(tmp_path, doc, res.case, schema)
     data = json.loads((tmp_path / "records.json").read_text())
@@ -305,13 +302,13 @@ def test_cli_extract_json_and_outputs(tmp_path: Path):
     r = invoke("ingest", str(EXAMPLES), "--tenant", "demo", "--acl", "group:analysts", store=store)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "out"
-    r = invoke("extract", "--schema", str(SCHEMA), *TENDER, "--as", "demo:ana:analysts",
+    r = invoke("extract", "--schema", str(SCHEMA), *TENDER_DOCS, "--as", "demo:ana:analysts",
                 "--out", str(out), "--json", store=store)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert {x["field"]: x["value"] for x in doc["records"]} == json.loads(json.dumps(EXPECTED))
     assert (out / "records.json").exists() and (out / "report.html").exists()
-    r = invoke("extract", "--schema", str(tmp_path / "missing.yaml"), *TENDER,
+    r = invoke("extract", "--schema", str(tmp_path / "missing.yaml"), *TENDER_DOCS,
                 "--as", "demo:ana:analysts", store=store)
     assert r.returncode != 0 and "cannot read schema file" in r.stderr
 

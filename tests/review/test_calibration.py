@@ -28,7 +28,8 @@ from pincite.review.diagram import reliability_diagram
 from pincite.store import SQLiteStore
 from pincite.store.sqlite.review_store import LabelRow
 from tests.commands import invoke
-from tests.review.test_review import ANA, DOCS, strict_schema, tender_library
+from tests.corpus import TENDER_DOCS, tender_library
+from tests.review.queues import ANA, strict_schema
 
 # bin → (labels, accepted, confidence of each label, field records in the volume)
 SYNTHETIC = {
@@ -143,7 +144,7 @@ def test_calibrated_thresholds_switch_on_at_the_minimum_label_count(tmp_path):
     store = lib.store
     schema = load_schema(strict_schema(tmp_path, 0.99))
     spec = schema.field("guarantee.definitive")
-    before = run_extraction(store, ANA, schema, DOCS, route=False, persist=False)
+    before = run_extraction(store, ANA, schema, TENDER_DOCS, route=False, persist=False)
     conf = next(r for r in before.records if r.field == spec.name).confidence
     assert conf < 0.95
     first = next(r for r in before.records if r.field == spec.name)
@@ -159,7 +160,7 @@ def test_calibrated_thresholds_switch_on_at_the_minimum_label_count(tmp_path):
     edge = max(e for e in EDGES[:-1] if e <= conf)
     assert th(spec, "1.0") == (edge, edge, "calibrated")
     assert th(spec, "2.0")[2] == "schema"  # per extractor version
-    res = run_extraction(store, ANA, schema, DOCS, route=False, thresholds=th, persist=False)
+    res = run_extraction(store, ANA, schema, TENDER_DOCS, route=False, thresholds=th, persist=False)
     rec = next(r for r in res.records if r.field == spec.name)
     assert rec.thresholds["source"] == "calibrated" and rec.confidence_state == "calibrated"
     assert rec.outcome == "show"  # where the schema's thresholds said review

@@ -5,98 +5,22 @@ stores and the real tender example."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 import pincite
 from pincite.errors import NotFound, QuoteNotFound, UsageError
-from pincite.extract.run import run_extraction
-from pincite.extract.schema import load_schema
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
 from pincite.store import SQLiteStore
-from pincite.store.sqlite.records_store import QueueEntry
 from tests.commands import run_cli
-from tests.corpus import EXAMPLES
+from tests.corpus import EXAMPLES, tender_library
+from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue
 
-TENDER = EXAMPLES / "tender"
-DOCS = ["tender/pliego.pdf", "tender/anexo-tecnico.docx", "tender/anuncio.html"]
-ANA = Principal.parse("demo:ana:analysts")
 BOB = Principal.parse("demo:bob:analysts")
 EVE = Principal.parse("demo:eve:outsiders")
-
-
-# ---- helpers shared by the review tests -------------------------------------------------------
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, start: datetime | None = None) -> None:
-        self.t = start or datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
-
-
-def strict_schema(tmp_path: Path, tau: float = 0.99) -> Path:
-    """Return a copy of the tender schema whose thresholds send most fields to review."""
-    text = (TENDER / "schema.yaml").read_text(encoding="utf-8")
-    text = text.replace("  tau_show: 0.85", f"  tau_show: {tau}").replace(
-        "  tau_flag: 0.6", f"  tau_flag: {tau}")
-    out = tmp_path / "schema-strict.yaml"
-    out.write_text(text, encoding="utf-8")
-    return out
-
-
-def tender_library(root: Path, acl: str = "group:analysts") -> Any:
-    """Return a library holding the tender's three documents (tenant demo)."""
-    lib = pincite.open(root)
-    for name in ("pliego.pdf", "anexo-tecnico.docx", "anuncio.html"):
-        lib.ingest([TENDER / name], tenant="demo", acl=[acl], source_id=f"tender/{name}",
-                   sandbox=False)
-    return lib
-
-
-def extract_tender(lib: Any, tmp_path: Path, *, tau: float = 0.99, audit: Any = None) -> Any:
-    schema = load_schema(strict_schema(tmp_path, tau))
-    return run_extraction(lib.store, ANA, schema, DOCS, route=False, audit=audit)
-
-
-def synthetic_queue(store: SQLiteStore, n: int, *, tenant: str = "t", acl: str = "group:rev",
-                    source_id: str = "doc.md", hard: Any = None, due: Any = None,
-                    confidence: Any = None, at: str = "2026-03-01T08:00:00+00:00") -> list[int]:
-    """Queue `n` items on one small real document; return their ids (in insertion order)."""
-    lib = pincite.open(store.root)
-    lib.ingest_bytes(b"# Doc\n\n1. Terms\n\n1.1 Payment within 30 days.\n", source_id=source_id,
-                     tenant=tenant, acl=[acl], sandbox=False)
-    rev = lib.store.latest_revision(tenant, source_id)
-    lib.close()
-    assert rev is not None
-    run = {"run_id": f"run-{source_id}", "case_id": f"case-{source_id}", "schema_name": "synthetic",
-           "schema_digest": "0", "extractor": {"name": "synthetic", "version": "1.0"},
-           "docs": [{"doc_id": rev.doc_id, "doc_sha256": rev.sha256}]}
-    entries = []
-    for i in range(n):
-        conf = confidence(i) if confidence else 0.5
-        cand = {"field": f"f{i:05d}", "type": "number", "value": i, "status": "present",
-                "confidence": conf, "provenance": [], "outcome": "review",
-                "reason": "low_confidence", "extractor": {"name": "synthetic", "version": "1.0",
-                                                          "run_id": run["run_id"]}}
-        entries.append(QueueEntry(
-            case_id=run["case_id"], source_id=source_id, revision_id=rev.revision_id,
-            doc_sha256=rev.sha256, field=cand["field"], reason="low_confidence", candidate=cand,
-            evidence=[], hard=bool(hard(i)) if hard else False, due_at=due(i) if due else None,
-            run_id=run["run_id"], extractor_version="1.0", confidence=conf))
-    store.save_extraction(tenant, run, [], entries, at)
-    ids = [it["id"] for it in store.review_items(tenant) if it["source_id"] == source_id]
-    return ids[-n:]
 
 
 # ---- order, claims, leases ------------------------------------------------------------------------
@@ -210,7 +134,7 @@ def test_new_revision_marks_open_items_stale_and_the_next_run_requeues(tmp_path)
         e["doc_id"].startswith("tender/pliego.pdf@") for e in it["evidence"])]
     assert on_pliego
     # the corrigendum: new bytes under the same source id
-    lib.ingest([TENDER / "corrigendum" / "pliego.pdf"], tenant="demo", acl=None,
+    lib.ingest([EXAMPLES / "tender" / "corrigendum" / "pliego.pdf"], tenant="demo", acl=None,
                source_id="tender/pliego.pdf", sandbox=False)
     stale = {it["id"] for it in q.items(state="stale")}
     assert {it["id"] for it in on_pliego} <= stale
@@ -389,7 +313,7 @@ def test_a_reviewed_record_stands_on_a_rerun_and_yields_to_a_new_revision(tmp_pa
     extract_tender(lib, tmp_path)
     assert lib.store.field_record("demo", case, field)["reason"] == "reviewer_not_stated"
     # a corrected pliego: the record is the extractor's again, on the new bytes
-    lib.ingest([TENDER / "corrigendum" / "pliego.pdf"], tenant="demo", acl=None,
+    lib.ingest([EXAMPLES / "tender" / "corrigendum" / "pliego.pdf"], tenant="demo", acl=None,
                source_id="tender/pliego.pdf", sandbox=False)
     extract_tender(lib, tmp_path)
     rec = lib.store.field_record("demo", case, field)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pincite.model import Principal
 from pincite.store import SQLiteStore
-from tests.review.test_review import synthetic_queue
+from tests.review.queues import synthetic_queue
 
 SECONDS = float(os.environ.get("PINCITE_REVIEW_STRESS_SECONDS", "30"))
 WORKERS = 8

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.corpus import ROOT
+from tests.corpus import ROOT, tender_library
 from tests.loud_skips import chromium_path
-from tests.review.test_review import ANA, extract_tender, tender_library
+from tests.review.queues import ANA, extract_tender
 
 SHOTS = os.environ.get("PINCITE_SCREENSHOTS") == "1"
 

@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 from pincite.ask.answer import INJECTION_FLAG, read_block
 from pincite.ask.instructions import instruction_spans, is_question, question_spans
 from pincite.model import Principal
-from tests.corpus import EMB, EXAMPLES, add, publish
-
-ANA = Principal.parse("acme:ana:legal")
+from tests.corpus import ANA, EMB, EXAMPLES, add, publish
 
 GENUINE = "Invoices are payable within thirty days of receipt."
 # more of the question's words than the genuine answer holds

@@ -9,9 +9,8 @@ from pincite.errors import NotFound
 from pincite.index.generations import check_generation
 from pincite.model import Citation, Principal
 from pincite.retrieve.search import UNIVERSES
-from tests.corpus import EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
+from tests.corpus import ANA, EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
 
-ANA = Principal.parse("acme:ana:legal")
 BOB = Principal.parse("acme:bob")            # same tenant, not in the ACL
 EVE = Principal.parse("globex:eve:legal")    # another tenant, same group name
 CANARY = "zqxcanary7731"

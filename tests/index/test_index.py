@@ -15,13 +15,11 @@ from pincite.embed import HashEmbedder, SpaceMismatch
 from pincite.errors import UsageError
 from pincite.index.generations import GenerationInvalid, check_generation, prune
 from pincite.index.policy import DEFAULT_POLICY, RankingPolicy
-from pincite.model import Principal
 from pincite.retrieve.search import IndexUnavailable
 from pincite.store.ann import DEFAULT_ANN_POLICY
 from pincite.store.vectors import vectors_path
-from tests.corpus import EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
+from tests.corpus import ANA, EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
 
-ANA = Principal.parse("acme:ana:legal")
 QUERIES = ["payment interest", "governing law Spain", "garantía definitiva", "plazo de ejecución",
            "terminate notice"]
 

@@ -15,7 +15,6 @@ import pytest
 
 import pincite
 from pincite.index.generations import GenerationInvalid, build, check_generation, publish
-from pincite.model import Principal
 from pincite.retrieve.dense import dense_candidates, search_graph, use_graph
 from pincite.retrieve.search import search
 from pincite.store.ann import (
@@ -31,9 +30,8 @@ from pincite.store.ann import (
 )
 from pincite.store.ann import search as walk
 from pincite.store.vectors import generation_dir, load_vectors, vectors_path
-from tests.corpus import EMB, TERMS_EN, add, doc_ids, items_json
+from tests.corpus import ANA, EMB, TERMS_EN, add, doc_ids, items_json
 
-ANA = Principal.parse("acme:ana:legal")
 FRACTIONS = (0.001, 0.01, 0.1, 1.0)
 # the default thresholds scaled to a 12k-row graph: U of <= 2,000 rows is scanned exactly
 POLICY = AnnPolicy(min_vectors=1_000, exact_max_rows=2_000)

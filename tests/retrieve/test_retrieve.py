@@ -17,10 +17,7 @@ from pincite.index.policy import bm25
 from pincite.model import Principal
 from pincite.retrieve.fusion import rrf
 from pincite.retrieve.search import UNIVERSES
-from tests.corpus import EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, publish
-
-ANA = Principal.parse("acme:ana:legal")
-
+from tests.corpus import ANA, EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, publish
 
 # ---- analyzer ------------------------------------------------------------------------------
 

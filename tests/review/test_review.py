@@ -15,7 +15,7 @@ from pincite.errors import NotFound, QuoteNotFound, UsageError
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
 from pincite.store import SQLiteStore
-from tests.commands import run_cli
+from tests.commands import invoke
 from tests.corpus import EXAMPLES, tender_library
 from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue
 
@@ -228,32 +228,32 @@ def test_cli_review_list_next_decide(tmp_path):
     synthetic_queue(st, 2)
     st.close()
     who = ["--as", "t:ana:rev"]
-    listed = run_cli("review", "list", "--json", *who, store=store)
+    listed = invoke("review", "list", "--json", *who, store=store)
     assert listed.returncode == 0, listed.stderr
     assert len(json.loads(listed.stdout)) == 2
-    got = run_cli("review", "next", "--lease", "600", *who, store=store)
+    got = invoke("review", "next", "--lease", "600", *who, store=store)
     item = json.loads(got.stdout)
     assert item["id"] and item["claimed_by"] == "ana"
-    bad = run_cli("review", "decide", str(item["id"]), "--decision", "correct", "--value", "7",
+    bad = invoke("review", "decide", str(item["id"]), "--decision", "correct", "--value", "7",
                   *who, store=store)
     assert bad.returncode == 2 and "--quote" in bad.stderr
-    ok = run_cli("review", "decide", str(item["id"]), "--decision", "correct", "--value", "30",
+    ok = invoke("review", "decide", str(item["id"]), "--decision", "correct", "--value", "30",
                  "--quote", "Payment within 30 days", "--json", *who, store=store)
     assert ok.returncode == 0, ok.stderr
     out = json.loads(ok.stdout)
     assert out["record"]["value"] == 30 and out["record"]["provenance"][0]["quote_verified"]
-    other = run_cli("review", "decide", str(item["id"]), "--decision", "accept",
+    other = invoke("review", "decide", str(item["id"]), "--decision", "accept",
                     "--as", "t:bob:rev", store=store)
     assert other.returncode == 1 and "already decided" in other.stderr
-    second = json.loads(run_cli("review", "next", *who, store=store).stdout)
-    assert run_cli("review", "decide", str(second["id"]), "--decision", "reject", *who,
+    second = json.loads(invoke("review", "next", *who, store=store).stdout)
+    assert invoke("review", "decide", str(second["id"]), "--decision", "reject", *who,
                    store=store).returncode == 0
-    assert run_cli("review", "next", *who, store=store).stdout.strip() == "null"
-    hidden = run_cli("review", "list", "--json", "--as", "t:eve:outsiders", store=store)
+    assert invoke("review", "next", *who, store=store).stdout.strip() == "null"
+    hidden = invoke("review", "list", "--json", "--as", "t:eve:outsiders", store=store)
     assert json.loads(hidden.stdout) == []
-    cal = run_cli("calibrate", "--json", *who, store=store)
+    cal = invoke("calibrate", "--json", *who, store=store)
     assert cal.returncode == 0 and json.loads(cal.stdout)["all"]["labels"] == 2
-    h = run_cli("review", "decide", "--help")
+    h = invoke("review", "decide", "--help")
     assert h.returncode == 0 and "Example:" in h.stdout and "--not-stated" in h.stdout
 
 

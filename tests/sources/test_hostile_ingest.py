@@ -14,7 +14,7 @@ import pytest
 
 from pincite.model import Principal
 from tests.loud_skips import shared_files
-from tests.sources.test_inspect import LAUGHS, PDF, XXE, docx, ooxml, xlsx
+from tests.sources.hostile import LAUGHS, PDF, XXE, docx, ooxml, xlsx
 
 
 def _zip_bomb_by_ratio() -> bytes:

@@ -4,7 +4,7 @@ Usage: python scripts/gen_schemas.py [--check]
 
 The files in src/pincite/schemas/ are generated, never edited by hand: change a model,
 run this, commit both. `--check` exits 1 when a committed file differs from what the
-models generate now (tests/test_records_models.py runs the same comparison).
+models generate now (tests/extract/test_records_models.py runs the same comparison).
 """
 
 from __future__ import annotations

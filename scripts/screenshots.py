@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main() -> int:
     env = {**os.environ, "PINCITE_SCREENSHOTS": "1"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/test_review_browser.py"], cwd=ROOT, env=env)
+                           "tests/service/test_review_browser.py"], cwd=ROOT, env=env)
     for name in ("review-item.png", "review-metrics.png"):
         path = ROOT / "docs" / name
         print(f"{path}: {'written' if path.exists() else 'MISSING'}")

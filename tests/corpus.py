@@ -1,17 +1,22 @@
-"""Helpers for retrieval tests: small Markdown corpora ingested through the real path."""
+"""Corpora for tests: small Markdown documents ingested through the real path, the example tender."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pincite.embed import HashEmbedder
 from pincite.library import Library
+from pincite.model import Principal
 from pincite.sources.ingest import IngestResult
 from pincite.vocab import IngestStatus
 
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
 EMB = HashEmbedder()
+ANA = Principal.parse("acme:ana:legal")
 
 TERMS_EN = """# Master Services Agreement
 
@@ -69,3 +74,21 @@ def items_json(bundle: Any) -> str:
 
 def doc_ids(bundle: Any) -> list[str]:
     return [i.doc_id for i in bundle.items]
+
+
+TENDER_DOCS = ["tender/pliego.pdf", "tender/anexo-tecnico.docx", "tender/anuncio.html"]
+
+
+def ingest_tender(lib: Library, *, tenant: str = "demo", acl: str = "group:analysts") -> Library:
+    """Return `lib` after ingesting the example tender's three documents as `tender/<name>`."""
+    for source_id in TENDER_DOCS:
+        lib.ingest([EXAMPLES / source_id], tenant=tenant, acl=[acl], source_id=source_id,
+                   sandbox=False)
+    return lib
+
+
+def tender_library(root: Path, acl: str = "group:analysts") -> Library:
+    """Return a library at `root` holding the example tender (tenant demo)."""
+    import pincite
+
+    return ingest_tender(pincite.open(root), acl=acl)

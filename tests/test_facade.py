@@ -12,8 +12,7 @@ import pytest
 
 import pincite
 from pincite.errors import NotFound, UsageError
-
-from .conftest import EXAMPLES
+from tests.corpus import EXAMPLES
 
 TENDER = EXAMPLES / "tender"
 DOCS = ["tender/pliego.pdf", "tender/anexo-tecnico.docx", "tender/anuncio.html"]

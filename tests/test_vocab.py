@@ -17,8 +17,7 @@ from pincite.model import Principal, timestamp, utc_now
 from pincite.store import SQLiteStore
 from pincite.store.sqlite.records_store import QueueEntry
 from pincite.vocab import ClaimEnd, ReviewDecision, ReviewReason, ReviewState, sql_in
-
-from .test_review import Clock, synthetic_queue
+from tests.review.queues import Clock, synthetic_queue
 
 R1 = Principal.parse("t:r1:rev")
 

@@ -8,7 +8,7 @@ similar model names never make two spaces compatible.
 
 `dtype` is recorded beside the space but is not part of its identity: a bf16 run and an
 fp32 run of the same weights stay in one space only because a test holds them to
-cosine >= 0.998 on real text (see tests/test_embed.py).
+cosine >= 0.998 on real text (see tests/embed/test_embed.py).
 """
 
 from __future__ import annotations

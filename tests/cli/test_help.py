@@ -16,8 +16,6 @@ from tests.corpus import ROOT
 PATHS = command_paths()
 
 # Help texts without an `Example:` today; the CLI's owners add them and these flip to pass.
-NO_EXAMPLE_YET = {(), ("reparse",), ("sources",), ("fsck",), ("eval",), ("eval", "cuad-textlayer"),
-                  ("eval", "robustness"), ("index",), ("review",)}
 
 
 def _name(path: tuple[str, ...]) -> str:
@@ -29,10 +27,7 @@ def test_the_walk_finds_groups_and_their_subcommands() -> None:
     assert {("ingest",), ("eval", "cuad"), ("index", "rollback"), ("review", "decide")} <= set(PATHS)
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, id=_name(p), marks=pytest.mark.xfail(
-        strict=True, reason=f"`{_name(p)} --help` has no Example: yet")) if p in NO_EXAMPLE_YET
-    else pytest.param(p, id=_name(p)) for p in PATHS])
+@pytest.mark.parametrize("path", [pytest.param(p, id=_name(p)) for p in PATHS])
 def test_help_exits_0_and_shows_an_example(path: tuple[str, ...]) -> None:
     out = invoke(*path, "--help")
     assert out.returncode == 0, out.stderr

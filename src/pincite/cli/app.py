@@ -17,7 +17,8 @@ from .options import StoreOpt
 app = typer.Typer(
     name="pincite",
     help="Retrieval and extraction where the document stays the authority: every output "
-    "is a pointer into a source that code verifies.",
+    "is a pointer into a source that code verifies.\n\n"
+    "Example: pincite --store ./lib ingest contracts/ --tenant acme --acl group:legal",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

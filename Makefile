@@ -67,6 +67,7 @@ bench: venv
 lint: venv
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/mypy src
+	cd src && $(abspath $(VENV))/bin/lint-imports ../pyproject.toml --no-cache
 
 # Regenerate the example corpus (committed; deterministic).
 examples: venv

@@ -42,9 +42,10 @@ __all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
            "seed_worked_example", "walk_inputs"]
 
 
-def open_library(url: str | Path) -> Library:
-    """Return the library stored at `url`."""
-    return Library(open_store(url))
+def open_library(url: str | Path, *, create: bool = False) -> Library:
+    """Return the library stored at `url`; a store that does not exist is refused
+    (`StoreMissing`, naming the path) unless `create=True`."""
+    return Library(open_store(url, create=create))
 
 
 class Library:
@@ -298,13 +299,15 @@ class Library:
         """Extract one record per schema field from `docs` read as one case, decided with the
         tenant's calibrated thresholds, and queue what needs a person; with `out`, write
         records.json and report.html there. Return the run."""
-        from .extract.report import write_outputs
+        from .extract.report import prepare_output_dir, write_outputs
         from .extract.run import run_extraction
         from .extract.schema import Schema, load_schema
         from .review.calibration import calibrated_thresholds
         from .review.queue import sample_audit_selector
 
         sch = schema if isinstance(schema, Schema) else load_schema(schema)
+        if out is not None:
+            prepare_output_dir(out)  # before the run records anything
         if extractor is None and model_endpoint:
             from .extract.model_adapter import ModelExtractor
 

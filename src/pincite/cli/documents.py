@@ -58,7 +58,7 @@ def ingest(
     """
     from ..model import parse_acl_entry
 
-    with library(store) as lib:
+    with library(store, create=True) as lib:
         acl_given = [parse_acl_entry(a) for a in acl] if acl else None
         if not json_:
             note = f"acl {' '.join(acl_given)}" if acl_given else "acl * for new sources (default)"

@@ -18,7 +18,7 @@ pytest_plugins = ["pytester", "tests.golden", "tests.loud_skips"]
 
 @pytest.fixture
 def lib(tmp_path: Path):
-    library = pincite.open(tmp_path / "store")
+    library = pincite.open(tmp_path / "store", create=True)
     yield library
     library.close()
 

@@ -91,4 +91,4 @@ def tender_library(root: Path, acl: str = "group:analysts") -> Library:
     """Return a library at `root` holding the example tender (tenant demo)."""
     import pincite
 
-    return ingest_tender(pincite.open(root), acl=acl)
+    return ingest_tender(pincite.open(root, create=True), acl=acl)

@@ -29,7 +29,7 @@ def _write(path: Path, data: bytes) -> Path:
 def test_ingest_publishes_a_generation_so_search_finds_the_document(tmp_path):
     f = _write(tmp_path / "in" / "terms.md", TERMS)
     ana = pincite.Principal.parse("acme:ana:legal")
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         [r] = lib.ingest([f], tenant="acme", acl=["group:legal"], sandbox=False)
         assert r.status == "new"
         assert [g.state for g in lib.generations()] == ["published"]
@@ -42,7 +42,7 @@ def test_ingest_publishes_a_generation_so_search_finds_the_document(tmp_path):
 
 def test_ingest_with_publish_false_builds_nothing(tmp_path):
     f = _write(tmp_path / "in" / "terms.md", TERMS)
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         lib.ingest([f], tenant="acme", acl=["*"], sandbox=False, publish=False)
         assert lib.generations() == []
         assert len(lib.search(pincite.Principal.parse("acme:ana"), "laws of Spain").items) == 0
@@ -52,7 +52,7 @@ def test_ingest_with_publish_false_builds_nothing(tmp_path):
 def test_ingest_without_acl_keeps_existing_acls_and_gives_new_sources_new_acl(tmp_path):
     a = _write(tmp_path / "in" / "a.md", TERMS)
     b = _write(tmp_path / "in" / "b.md", TERMS.replace(b"Spain", b"France"))
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         lib.ingest([a], tenant="acme", acl=["group:legal"], sandbox=False, publish=False)
         with pytest.raises(UsageError, match="is new: give it an ACL"):
             lib.ingest([b], tenant="acme", acl=None, sandbox=False, publish=False)
@@ -65,7 +65,7 @@ def test_ingest_without_acl_keeps_existing_acls_and_gives_new_sources_new_acl(tm
 
 
 def test_tables_facts_and_index_operations_through_the_facade(tmp_path):
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         lib.ingest([TENDER / "pliego.pdf"], tenant="demo", acl=["group:analysts"],
                    source_id="tender/pliego.pdf", sandbox=False, embedder="hash")
         tables = lib.tables(ANA, "tender/pliego.pdf")
@@ -92,7 +92,7 @@ def extracted(tmp_path):
     schema.write_text((TENDER / "schema.yaml").read_text("utf-8")
                       .replace("  tau_show: 0.85", "  tau_show: 0.99")
                       .replace("  tau_flag: 0.6", "  tau_flag: 0.99"), "utf-8")
-    lib = pincite.open(tmp_path / "s")
+    lib = pincite.open(tmp_path / "s", create=True)
     for name in ("pliego.pdf", "anexo-tecnico.docx", "anuncio.html"):
         lib.ingest([TENDER / name], tenant="demo", acl=["group:analysts"],
                    source_id=f"tender/{name}", sandbox=False, publish=False)

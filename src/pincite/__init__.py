@@ -2,7 +2,7 @@
 
     import pincite
 
-    with pincite.open("./lib") as lib:
+    with pincite.open("./lib", create=True) as lib:   # create: only a writer may make a store
         lib.ingest(["contracts/"], tenant="acme", acl=["group:legal"])
         bundle = lib.search(pincite.Principal.parse("acme:ana:legal"), "governing law")
 
@@ -65,11 +65,15 @@ if TYPE_CHECKING:
     from .sources.ingest import IngestResult
 
 
-def open(url: str | Path) -> Library:  # noqa: A001 - the documented entry point
-    """Return the library at `url`: a directory path opens the embedded SQLite store."""
+def open(url: str | Path, *, create: bool = False) -> Library:  # noqa: A001 - the documented entry point
+    """Return the library at `url`: a directory path opens the embedded SQLite store.
+
+    A store that does not exist is refused (`StoreMissing`, naming the path), so a typo
+    does not read an empty library; pass `create=True` to create it (as `ingest` does).
+    """
     from .library import open_library
 
-    return open_library(url)
+    return open_library(url, create=create)
 
 
 def __getattr__(name: str) -> Any:

@@ -6,7 +6,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     PinciteError                      code, HTTP status, a message that says what to do
     ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
-    │   └── InvalidSchema (400)       an extraction schema file that does not validate
+    │   ├── InvalidSchema (400)       an extraction schema file that does not validate
+    │   └── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
@@ -14,6 +15,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── GenerationInvalid (409)       an index generation failed its integrity check
     ├── StoreError (500)              the store is damaged or cannot be opened
     │   ├── SchemaTooNew (500)        the store was written by a newer pincite
+    │   ├── StoreMissing (404)        no store at the path a read names (only ingest creates)
+    │   ├── NotAStore (400)           the store path is a file, or cannot be a directory
     │   └── StoreBusy (503)           another writer holds the store past the timeout
     ├── ParseFailure (422)            bytes refused by inspection, a container check, a parser
     │                                 or the sandbox; `reason` is a `QuarantineReason`
@@ -68,6 +71,16 @@ class InvalidSchema(UsageError):
     code = "invalid_schema"
 
 
+class OutputUnwritable(UsageError):
+    """An output folder that cannot be written; checked before anything is recorded."""
+
+    code = "output_unwritable"
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(f"cannot write to {path}: {why}; give --out a folder you can write")
+        self.path = str(path)
+
+
 class ReviewConflict(PinciteError):
     """A review decision or release the queue's state does not allow (lease gone, item
     stale, already decided)."""
@@ -115,6 +128,30 @@ class SchemaTooNew(StoreError):
             f"store schema version {found} is newer than this pincite supports ({supported}); "
             "upgrade pincite to open it"
         )
+
+
+class StoreMissing(StoreError):
+    """A read named a store that does not exist; `path` is the path it named. Only ingest
+    (or `pincite.open(path, create=True)`) creates a store."""
+
+    code = "store_missing"
+    status = 404
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(f"no pincite store at {path}: check --store (or $PINCITE_STORE), "
+                         "or create one there with `pincite ingest`")
+        self.path = str(path)
+
+
+class NotAStore(StoreError):
+    """The store path names something that is not, and cannot become, a store directory."""
+
+    code = "not_a_store"
+    status = 400
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(f"{path} cannot be a pincite store: {why}; give --store a directory")
+        self.path = str(path)
 
 
 class StoreBusy(StoreError):

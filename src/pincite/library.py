@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +15,7 @@ from .extract.records import records_json
 from .limits import Limits
 from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
 from .review.calibration import ThresholdRow, format_table, seed_worked_example
+from .sources.acquire import walk_inputs
 from .sources.ingest import Ingestor, IngestResult, reparse_revision
 from .store import QuarantineRecord, open_store
 from .values import VALUE_TYPES
@@ -41,43 +42,10 @@ __all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
            "seed_worked_example", "walk_inputs"]
 
 
-def open_library(url: str | Path) -> Library:
-    """Return the library stored at `url`."""
-    return Library(open_store(url))
-
-
-def walk_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[Path, str]]:
-    """Yield (file, default source id) for each input; directories are walked in name order.
-
-    The source id is the file's path relative to the directory given, or its name. Hidden
-    files and the paths matched by the glob patterns of a `.pinciteignore` file in the
-    directory given (one per line, `#` comments) are skipped.
-    """
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            ignore = _ignore_patterns(path)
-            for f in sorted(x for x in path.rglob("*") if x.is_file()):
-                rel = f.relative_to(path)
-                if any(part.startswith(".") for part in rel.parts):
-                    continue
-                if any(rel.match(pat) or rel.as_posix().startswith(pat.rstrip("/") + "/")
-                       for pat in ignore):
-                    continue
-                yield f, rel.as_posix()
-        elif path.is_file():
-            yield path, path.name
-        else:
-            raise UsageError(f"{path} does not exist")
-
-
-def _ignore_patterns(root: Path) -> list[str]:
-    """Return the glob patterns of `root/.pinciteignore` (none when there is no file)."""
-    try:
-        lines = (root / ".pinciteignore").read_text("utf-8").splitlines()
-    except OSError:
-        return []
-    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+def open_library(url: str | Path, *, create: bool = False) -> Library:
+    """Return the library stored at `url`; a store that does not exist is refused
+    (`StoreMissing`, naming the path) unless `create=True`."""
+    return Library(open_store(url, create=create))
 
 
 class Library:
@@ -103,16 +71,17 @@ class Library:
                password: str | None = None, limits: Limits | None = None, sandbox: bool = True,
                publish: bool = True, embedder: Embedder | str | None = None,
                progress: bool = False, on_result: Callable[[IngestResult], None] | None = None,
-               ) -> list[IngestResult]:
+               follow_links: bool = False) -> list[IngestResult]:
         """Ingest files and directories, then publish an index generation when something
         changed (unless `publish=False`); return one result per file.
 
         `acl=None` keeps an existing source's ACL; a new source then gets `new_acl`, and is
         refused without one. The generation is built with `embedder` (a name or an
         `Embedder`; default: `$PINCITE_EMBEDDER`, else minilm when installed), as
-        `update_index` does.
+        `update_index` does. Symbolic links are quarantined unread unless `follow_links`,
+        which follows those whose target stays inside the directory given (`walk_inputs`).
         """
-        inputs = list(walk_inputs(paths))
+        inputs = list(walk_inputs(paths, follow_links=follow_links))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
         results = []
@@ -124,11 +93,10 @@ class Library:
                 fresh = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=new_acl,
                                                      limits=limits, sandbox=sandbox))
                 known = {s.source_id for s in self.store.sources(keep.tenant)}
-            for f, default_id in inputs:
-                sid = source_id or default_id
+            for item in inputs:
+                sid = source_id or item.source_id
                 ing = keep if sid in known else fresh
-                r = ing.ingest(f.read_bytes(), source_id=sid, path=str(f), name=f.name,
-                               password=password)
+                r = ing.ingest_file(item, source_id=sid, password=password)
                 results.append(r)
                 if on_result is not None:
                     on_result(r)
@@ -331,13 +299,15 @@ class Library:
         """Extract one record per schema field from `docs` read as one case, decided with the
         tenant's calibrated thresholds, and queue what needs a person; with `out`, write
         records.json and report.html there. Return the run."""
-        from .extract.report import write_outputs
+        from .extract.report import prepare_output_dir, write_outputs
         from .extract.run import run_extraction
         from .extract.schema import Schema, load_schema
         from .review.calibration import calibrated_thresholds
         from .review.queue import sample_audit_selector
 
         sch = schema if isinstance(schema, Schema) else load_schema(schema)
+        if out is not None:
+            prepare_output_dir(out)  # before the run records anything
         if extractor is None and model_endpoint:
             from .extract.model_adapter import ModelExtractor
 

@@ -23,6 +23,7 @@ class QuarantineReason(StrEnum):
     ZIP_BOMB = "zip_bomb"
     XML_ENTITIES = "xml_entities"
     TIMEOUT = "timeout"
+    SYMLINK = "symlink"
 
 
 class IngestStatus(StrEnum):

@@ -76,7 +76,7 @@ RIGHT: dict[str, dict[str, Any]] = {
 
 @pytest.fixture
 def case_store(tmp_path: Path):
-    lib = pincite.open(tmp_path / "store")
+    lib = pincite.open(tmp_path / "store", create=True)
     r = lib.ingest_bytes(PLIEGO, source_id="pliego.md", tenant="acme", acl=["group:legal"],
                          name="pliego.md", sandbox=False)
     assert r.status == "new", r

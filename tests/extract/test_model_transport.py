@@ -29,7 +29,7 @@ ANSWER = {"value": 30, "status": "present", "confidence": 0.95,
 
 @pytest.fixture
 def lib(tmp_path: Path):
-    lib = pincite.open(tmp_path / "store")
+    lib = pincite.open(tmp_path / "store", create=True)
     r = lib.ingest_bytes(DOC, source_id="pliego.md", tenant="acme", acl=["group:legal"],
                          name="pliego.md", sandbox=False)
     assert r.status == "new", r

@@ -174,7 +174,7 @@ def test_a_large_text_stays_bounded():
 
 @pytest.fixture(scope="module")
 def tender(tmp_path_factory):
-    lib = pincite.open(tmp_path_factory.mktemp("facts") / "s")
+    lib = pincite.open(tmp_path_factory.mktemp("facts") / "s", create=True)
     files = [EXAMPLES / "tender" / n for n in ("pliego.pdf", "anexo-tecnico.docx", "anuncio.html")]
     results = lib.ingest(files, tenant="t", acl=["*"])
     assert all(r.status == "new" for r in results), results

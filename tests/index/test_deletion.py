@@ -95,7 +95,7 @@ def test_rollback_and_as_of_never_resurrect(lib):
 
 
 def test_deleted_equals_never_ingested(tmp_path):
-    with pincite.open(tmp_path / "a") as a, pincite.open(tmp_path / "b") as b:
+    with pincite.open(tmp_path / "a", create=True) as a, pincite.open(tmp_path / "b", create=True) as b:
         _corpus(a)
         a.delete(ANA, f"side-{CANARY}.md")
         add(b, "terms.md", TERMS_EN)

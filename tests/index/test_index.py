@@ -246,7 +246,7 @@ def _child(store: Path, fault: str) -> subprocess.CompletedProcess[str]:
 ])
 def test_kill_during_build_or_publish_leaves_old_or_new_never_a_mix(tmp_path, fault, new_serves):
     store = tmp_path / "s"
-    with pincite.open(store) as lib:
+    with pincite.open(store, create=True) as lib:
         add(lib, "terms.md", TERMS_EN)
         g1 = publish(lib)
         old = [items_json(b) for b in _results(lib)]

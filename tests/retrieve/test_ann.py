@@ -250,7 +250,7 @@ print("published", flush=True)
 @pytest.mark.parametrize("fault", ["gen.ann_write", "gen.ann_fsync"])
 def test_kill_while_the_graph_is_written_leaves_the_old_generation(tmp_path, fault):
     store = tmp_path / "s"
-    with pincite.open(store) as lib:
+    with pincite.open(store, create=True) as lib:
         _corpus(lib, 20)
         g1 = _build(lib, AnnPolicy(min_vectors=10))
         old = items_json(lib.search(ANA, "payment", embedder=EMB))

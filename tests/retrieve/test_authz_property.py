@@ -74,7 +74,7 @@ def _text(i: int, rev: int, words: tuple[str, ...]) -> str:
 
 
 def _run_scenario(docs: list[Doc], tally: Tally) -> None:
-    with tempfile.TemporaryDirectory() as d, pincite.open(Path(d) / "s") as lib:
+    with tempfile.TemporaryDirectory() as d, pincite.open(Path(d) / "s", create=True) as lib:
         for i, doc in enumerate(docs):
             add(lib, f"s{i}.md", _text(i, 1, doc.words), tenant=doc.tenant, acl=doc.acl)
             if doc.revise_before:
@@ -190,7 +190,7 @@ QUERIES = ["invoice payment terms", "warranty penalty", "garantía del contrato"
 
 def test_hidden_documents_stuffed_with_query_terms_change_nothing(tmp_path):
     ana = Principal.parse("acme:ana:legal")
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         for i, words in enumerate(itertools.islice(itertools.permutations(VOCAB, 4), 12)):
             add(lib, f"v{i}.md", f"# Visible {i}\n\nClause {i}: " + " ".join(words) + ".\n")
         publish(lib)

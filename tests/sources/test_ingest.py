@@ -126,7 +126,7 @@ def test_kill_after_commit_is_durable(tmp_path):
 def test_raise_before_commit_rolls_back_in_process(tmp_path, monkeypatch):
     from pincite.errors import FaultInjected
 
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         monkeypatch.setenv("PINCITE_FAULTS", "ingest.before_commit=raise")
         with pytest.raises(FaultInjected):
             lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
@@ -137,7 +137,7 @@ def test_raise_before_commit_rolls_back_in_process(tmp_path, monkeypatch):
 
 
 def test_fsck_reports_a_corrupted_blob(tmp_path):
-    with pincite.open(tmp_path / "s") as lib:
+    with pincite.open(tmp_path / "s", create=True) as lib:
         r = lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
         lib.store.blobs.path("acme", r.doc_sha256).write_bytes(b"tampered")
         report = lib.fsck(grace_seconds=0)

@@ -190,7 +190,7 @@ sys.path.insert(0, {root!r})  # this pincite, whatever the environment would fin
 
 import pincite
 
-lib = pincite.open({store!r})
+lib = pincite.open({store!r}, create=True)
 [result] = lib.ingest([{pdf!r}], tenant="acme", acl=["group:legal"])
 print(result.status, result.revision_id, pincite.__file__ == {init!r})
 lib.close()

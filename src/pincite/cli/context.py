@@ -70,12 +70,13 @@ def errors() -> Iterator[None]:
 
 
 @contextmanager
-def library(store: str | None) -> Iterator[Library]:
-    """Yield the library at `store_url(store)`, closed afterwards, inside `errors()`."""
+def library(store: str | None, *, create: bool = False) -> Iterator[Library]:
+    """Yield the library at `store_url(store)`, closed afterwards, inside `errors()`. A
+    store that does not exist is an error naming the path unless `create` (only ingest)."""
     from ..library import open_library
 
     with errors():
-        lib = open_library(store_url(store))
+        lib = open_library(store_url(store), create=create)
         try:
             yield lib
         finally:

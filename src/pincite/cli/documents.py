@@ -45,6 +45,9 @@ def ingest(
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder of the generation built afterwards: minilm or hash "
         "(default: $PINCITE_EMBEDDER, else minilm when the 'embed' extra is installed).")] = None,
+    follow_links: Annotated[bool, typer.Option(
+        "--follow-links", help="Follow symbolic links whose target stays inside the folder "
+        "given (default: links are quarantined unread).")] = False,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -55,7 +58,7 @@ def ingest(
     """
     from ..model import parse_acl_entry
 
-    with library(store) as lib:
+    with library(store, create=True) as lib:
         acl_given = [parse_acl_entry(a) for a in acl] if acl else None
         if not json_:
             note = f"acl {' '.join(acl_given)}" if acl_given else "acl * for new sources (default)"
@@ -66,7 +69,8 @@ def ingest(
             # Without --acl: new sources get '*', existing ones keep their ACL.
             return lib.ingest(paths, tenant=tenant, acl=acl_given,
                               new_acl=None if acl_given else ["*"], source_id=source_id,
-                              password=password, publish=False, on_result=on_result)
+                              password=password, publish=False, on_result=on_result,
+                              follow_links=follow_links)
 
         if json_:
             results = run(lambda r: emit(r.to_dict()))

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 StoreOpt = Annotated[str | None, typer.Option(
-    "--store", help="Store location (default: $PINCITE_STORE, else ./pincite-store).")]
+    "--store", help="Store location (default: $PINCITE_STORE, else ./pincite-store); only "
+    "ingest creates a store, other commands refuse one that does not exist.")]
 AsOpt = Annotated[str | None, typer.Option(
     "--as", help="Act as TENANT:USER[:GROUP,…] (default: $PINCITE_AS, else default:local).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]

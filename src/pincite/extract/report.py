@@ -20,6 +20,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..errors import OutputUnwritable
 from ..vocab import Outcome
 from .case import Case, CaseDoc
 from .schema import Schema
@@ -160,9 +161,28 @@ def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
         page_styles=pages.uris, lang=lang)
 
 
+def prepare_output_dir(out: Path, names: Sequence[str] = ("records.json", "report.html")) -> None:
+    """Create the folder `out` and check that `names` can be written in it; raise
+    OutputUnwritable otherwise. Called before a run records anything."""
+    if out.exists() and not out.is_dir():
+        raise OutputUnwritable(out, "it is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputUnwritable(out, exc.strerror or type(exc).__name__) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise OutputUnwritable(out, "permission denied")
+    for name in names:
+        if (out / name).is_dir():
+            raise OutputUnwritable(out / name, "it is a folder")
+
+
 def write_outputs(out: Path, doc: dict[str, Any], case: Case, schema: Schema,
                   names: Sequence[str] = ("records.json", "report.html")) -> None:
     """Write `records.json` and `report.html` into `out` (each atomically)."""
-    out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / names[0], json.dumps(doc, ensure_ascii=False, indent=2).encode("utf-8"))
-    _write_atomic(out / names[1], render_report(doc, case, schema).encode("utf-8"))
+    prepare_output_dir(out, names)
+    try:
+        _write_atomic(out / names[0], json.dumps(doc, ensure_ascii=False, indent=2).encode("utf-8"))
+        _write_atomic(out / names[1], render_report(doc, case, schema).encode("utf-8"))
+    except OSError as exc:
+        raise OutputUnwritable(out, exc.strerror or type(exc).__name__) from None

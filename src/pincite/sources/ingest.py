@@ -8,7 +8,9 @@ from the closed set and never half-stored.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,7 @@ from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry, timestam
 from ..parse import parser_id
 from ..store import QuarantineRecord, Store
 from ..vocab import IngestStatus
+from .acquire import Input, read_bounded
 from .inspect import inspect
 from .sandbox import ParserSandbox
 
@@ -124,6 +127,28 @@ class Ingestor:
         faults.hit("ingest.after_commit")
         return IngestResult(path, source_id, status, rev.revision_id, sha, rev.media_type,
                             flags=rev.flags)
+
+    def ingest_file(self, item: Input, *, source_id: str | None = None,
+                    password: str | None = None) -> IngestResult:
+        """Ingest one file found by `walk_inputs` (under `source_id`, default its own); a
+        refused link or a file over the size limit is quarantined without its bytes."""
+        sid = check_source_id(source_id or item.source_id)
+        if item.read_from is None:
+            return self.refuse(sid, str(item.path), item.reason or "symlink", item.detail or "")
+        try:
+            data = read_bounded(item.read_from, self.limits.max_bytes)
+        except ParseFailure as f:
+            return self.refuse(sid, str(item.path), f.reason, f.detail)
+        return self.ingest(data, source_id=sid, path=str(item.path), name=item.path.name,
+                           password=password)
+
+    def refuse(self, source_id: str, path: str, reason: str, detail: str) -> IngestResult:
+        """Record in quarantine an input refused before its bytes were read."""
+        size = 0
+        with contextlib.suppress(OSError):
+            size = os.lstat(path).st_size
+        return self._quarantine(check_source_id(source_id), path, None, size, reason, detail,
+                                timestamp())
 
     def _quarantine(self, source_id: str, path: str, sha: str | None, size: int, reason: str,
                     detail: str, at: str, data: bytes | None = None) -> IngestResult:

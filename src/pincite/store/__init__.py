@@ -19,8 +19,9 @@ from .sqlite.records_store import QueueEntry
 from .sqlite.review_store import StampRule
 
 
-def open_store(url: str | Path) -> Store:
-    """Return the store named by `url` (a directory path → SQLite)."""
+def open_store(url: str | Path, *, create: bool = True) -> Store:
+    """Return the store named by `url` (a directory path → SQLite); with `create=False` a
+    store that does not exist yet is refused (`StoreMissing`) instead of created."""
     text = str(url)
     if "://" in text:
         scheme = text.split("://", 1)[0]
@@ -30,7 +31,7 @@ def open_store(url: str | Path) -> Store:
                 "use a directory path for the embedded SQLite store"
             )
         raise UsageError(f"unknown store URL scheme {scheme!r}: use a directory path")
-    return SQLiteStore(Path(text))
+    return SQLiteStore(Path(text), create=create)
 
 
 def open_embeddings(path: str | Path) -> EmbeddingRows:

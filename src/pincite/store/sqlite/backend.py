@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import faults
-from ...errors import StoreError
+from ...errors import NotAStore, StoreError, StoreMissing
 from ...model import Element, Geometry, Revision, Source, TextLayer
 from ...vocab import IngestStatus
 from ..blobs import BlobStore
@@ -227,9 +227,16 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
 
     backend = "sqlite"
 
-    def __init__(self, root: Path, *, busy_timeout: float = 30.0) -> None:
+    def __init__(self, root: Path, *, busy_timeout: float = 30.0, create: bool = True) -> None:
         self.root = root
-        root.mkdir(parents=True, exist_ok=True)
+        if root.exists() and not root.is_dir():
+            raise NotAStore(root, "it is a file, not a directory")
+        if not create and not (root / "pincite.db").is_file():
+            raise StoreMissing(root)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise NotAStore(root, exc.strerror or type(exc).__name__) from None
         self.blobs = BlobStore(root / "blobs")
         self.quarantine_blobs = BlobStore(root / "quarantine")
         self.db_path = root / "pincite.db"

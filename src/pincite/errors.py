@@ -7,6 +7,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
     │   └── InvalidSchema (400)       an extraction schema file that does not validate
+    ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
@@ -74,6 +75,14 @@ class ReviewConflict(PinciteError):
 
     code = "review_conflict"
     status = 409
+
+
+class Forbidden(PinciteError):
+    """The principal may see the thing but not do this to it (a thing it may not see is
+    `NotFound` instead); the message names the role or person who may."""
+
+    code = "forbidden"
+    status = 403
 
 
 class NotFound(PinciteError):

@@ -45,11 +45,13 @@ def ingest(
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder of the generation built afterwards: minilm or hash "
         "(default: $PINCITE_EMBEDDER, else minilm when the 'embed' extra is installed).")] = None,
+    as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Ingest documents: new bytes become a revision, bad input is quarantined with a reason.
     Then build and publish an index generation for what changed (unless --no-publish).
+    The user of --as owns the sources it creates (it may change their ACLs).
 
     Example: pincite ingest examples/ --tenant acme --acl group:legal --json
     """
@@ -57,6 +59,12 @@ def ingest(
 
     with library(store) as lib:
         acl_given = [parse_acl_entry(a) for a in acl] if acl else None
+        who = principal(as_)
+        if as_ is not None and who.tenant != tenant:
+            from ..errors import UsageError
+
+            raise UsageError(f"--as {as_} is a principal of tenant {who.tenant!r}, not of "
+                             f"{tenant!r}: give --tenant {who.tenant} or an --as of {tenant!r}")
         if not json_:
             note = f"acl {' '.join(acl_given)}" if acl_given else "acl * for new sources (default)"
             typer.echo(f"tenant {tenant} (default)" if tenant == "default" else f"tenant {tenant}", err=True)
@@ -66,7 +74,8 @@ def ingest(
             # Without --acl: new sources get '*', existing ones keep their ACL.
             return lib.ingest(paths, tenant=tenant, acl=acl_given,
                               new_acl=None if acl_given else ["*"], source_id=source_id,
-                              password=password, publish=False, on_result=on_result)
+                              password=password, publish=False, on_result=on_result,
+                              owner=who.subject)
 
         if json_:
             results = run(lambda r: emit(r.to_dict()))

@@ -412,10 +412,13 @@ class Library:
         return review_metrics(self.store, principal, now=now)
 
     def calibration(self, principal: Principal, *, field: str | None = None) -> dict[str, Any]:
-        """Return the calibration report of the principal's tenant (`pincite calibrate`)."""
+        """Return the calibration report of the documents of the principal's tenant that it
+        may read (`pincite calibrate`)."""
         from .review.calibration import calibration_report
+        from .review.queue import visible_source_ids
 
-        return calibration_report(self.store, principal.tenant, field=field)
+        return calibration_report(self.store, principal.tenant, field=field,
+                                  visible=visible_source_ids(self.store, principal))
 
     def reliability_diagram(self, principal: Principal, *, field: str | None = None,
                             fmt: str = "svg") -> bytes:

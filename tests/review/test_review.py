@@ -154,7 +154,8 @@ def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path):
     lib = tender_library(tmp_path / "s")
     q = ReviewQueue(lib.store, ANA)
     assert sample_audit_selector(lib.store, "demo") is None  # off by default
-    q.set_settings(audit_fraction=1.0)
+    admin = ReviewQueue(lib.store, Principal.parse("demo:lead:review.admin"))
+    admin.set_settings(audit_fraction=1.0)
     res = extract_tender(lib, tmp_path, tau=0.5, audit=sample_audit_selector(lib.store, "demo"))
     shown = [r for r in res.records if r.outcome == "show"]
     audit = q.items(reason="sample_audit")
@@ -163,7 +164,7 @@ def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path):
     again = extract_tender(lib, tmp_path, tau=0.5, audit=sample_audit_selector(lib.store, "demo"))
     assert again.queued == 0
     with pytest.raises(UsageError):
-        q.set_settings(audit_fraction=1.5)
+        admin.set_settings(audit_fraction=1.5)
     lib.close()
 
 
@@ -171,7 +172,7 @@ def test_rubber_stamps_open_an_incident_that_holds_labels_out_of_calibration(tmp
     store = SQLiteStore(tmp_path / "s")
     synthetic_queue(store, 12, confidence=lambda i: 0.97)
     clock = Clock()
-    lead = ReviewQueue(store, Principal.parse("t:lead:rev"), clock=clock)
+    lead = ReviewQueue(store, Principal.parse("t:lead:rev,review.admin"), clock=clock)
     lead.set_settings(stamp_run=3, stamp_seconds=10)
     q = ReviewQueue(store, Principal.parse("t:fast:rev"), clock=clock)
 

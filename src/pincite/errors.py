@@ -6,7 +6,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     PinciteError                      code, HTTP status, a message that says what to do
     ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
-    │   └── InvalidSchema (400)       an extraction schema file that does not validate
+    │   ├── InvalidSchema (400)       an extraction schema file that does not validate
+    │   └── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── QuoteNotFound (404)           the quote is not in the text layer
@@ -67,6 +68,13 @@ class InvalidSchema(UsageError):
     """An extraction schema file is malformed; the message names the file and the path."""
 
     code = "invalid_schema"
+
+
+class InvalidCorrection(UsageError):
+    """A reviewer's corrected value fails the checks an extracted value must pass (type,
+    range, postconditions); the message names the field, the failed checks and the shape."""
+
+    code = "invalid_correction"
 
 
 class ReviewConflict(PinciteError):

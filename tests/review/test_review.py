@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 import pincite
-from pincite.errors import NotFound, QuoteNotFound, UsageError
+from pincite.errors import InvalidCorrection, NotFound, QuoteNotFound, UsageError
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
 from pincite.store import SQLiteStore
 from tests.commands import invoke
 from tests.corpus import EXAMPLES, tender_library
-from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue
+from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue, valid_value
 
 BOB = Principal.parse("demo:bob:analysts")
 EVE = Principal.parse("demo:eve:outsiders")
@@ -101,13 +101,16 @@ def test_decisions_close_the_loop_on_the_tender(tmp_path):
     ev = it["evidence"][0]
     words = ev["quote"].split()
     quote = " ".join(words[: min(6, len(words))])
-    out = q.decide(it["id"], "correct", value={"corrected": True}, quote=quote)
+    with pytest.raises(InvalidCorrection):  # not the shape of the field's type
+        q.decide(it["id"], "correct", value={"corrected": True}, quote=quote)
+    good = valid_value(it)
+    out = q.decide(it["id"], "correct", value=good, quote=quote)
     rec = lib.store.field_record("demo", it["case_id"], it["field"])
-    assert rec["value"] == {"corrected": True} and rec["reason"] == "reviewer_corrected"
+    assert rec["value"] == good and rec["reason"] == "reviewer_corrected"
     (prov,) = rec["provenance"]
     assert prov["author"] == "reviewer:ana" and prov["quote_verified"] is True
     assert prov["quote"] == quote and prov["doc_sha256"] in {d.rev.sha256 for d in res.case.docs}
-    assert not out["label"]["accepted"] and out["label"]["corrected"] == {"corrected": True}
+    assert not out["label"]["accepted"] and out["label"]["corrected"] == good
     # the corrected citation resolves through the verifier
     checked = lib.verify(ANA, [pincite.model.Citation.from_dict(prov)])
     assert checked[0].quote_verified

@@ -20,6 +20,7 @@ high-confidence bins of the calibration curve get labels too.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,10 +29,20 @@ from typing import Any
 
 from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
-from ..errors import Forbidden, NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
+from ..errors import (
+    Forbidden,
+    InvalidCorrection,
+    NotFound,
+    PinciteError,
+    QuoteNotFound,
+    ReviewConflict,
+    UsageError,
+)
+from ..extract.schema import FieldSpec, schema_from_checks
+from ..extract.validate import postcondition_errors, value_errors
 from ..model import Clock, Principal, acl_allows, holds_role, split_doc_id, timestamp, utc_now
 from ..store import QueueEntry, StampRule, Store
-from ..vocab import ReviewDecision, ReviewState, Role
+from ..vocab import FieldStatus, ReviewDecision, ReviewState, Role
 from .decisions import reviewed_record
 from .items import review_item
 
@@ -40,6 +51,13 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "audit_fraction": 0.0,   # share of SHOW records queued as sample_audit
     "stamp_run": 5,          # a rubber stamp: this many accepts in a row …
     "stamp_seconds": 10.0,   # … each decided in under this many seconds
+}
+# the canonical JSON shape of each field type, for the message of a refused correction
+TYPE_SHAPES = {
+    "money": '{"amount": 1200.5, "currency": "EUR"}', "percent": '{"percent": 5}',
+    "number": "a number", "duration": '{"value": 30, "unit": "days"}', "date": '"2026-03-01"',
+    "datetime": '{"date": "2026-03-01", "time": "12:00"}', "bool": "true or false",
+    "enum": "one of the field's values",
 }
 MAX_STAMP_RUN = 10_000
 MAX_STAMP_SECONDS = 3600.0
@@ -207,6 +225,7 @@ class ReviewQueue:
         citation = None
         if decision == ReviewDecision.CORRECT and not not_stated:
             citation = self._cite(item, str(quote), doc)
+            self._check_correction(item, value)
         at = self.now()
         base = (self.store.field_record(self.principal.tenant, item["case_id"], item["field"])
                 or dict(item["candidate"]))
@@ -224,6 +243,34 @@ class ReviewQueue:
         return {"item": None if res.item is None else review_item(res.item),
                 "label": res.label, "record": record,
                 "incident": res.incident_id}
+
+    def _check_correction(self, item: dict[str, Any], value: Any) -> None:
+        """Refuse a corrected value that fails the checks an extracted one must pass: the
+        field's type and range, and the schema's postconditions over the case's other
+        present values (the checks the run stored; a run stored without them: the type)."""
+        tenant, name = self.principal.tenant, item["field"]
+        run = self.store.extraction_run(tenant, item["run_id"]) or {}
+        schema = schema_from_checks(run["checks"]) if run.get("checks") else None
+        spec = next((f for f in schema.fields if f.name == name), None) if schema else None
+        if spec is None:
+            spec = FieldSpec(name=name, type=str(item["candidate"].get("type") or "text"))
+        errors = value_errors(spec, value)
+        if schema is not None and not errors:
+            values = {name: value}
+            for post in schema.all_postconditions():
+                for other in post.fields():
+                    rec = None if other in values else self.store.field_record(
+                        tenant, item["case_id"], other)
+                    if rec is not None and rec.get("status") == FieldStatus.PRESENT:
+                        values[other] = rec.get("value")
+            errors = postcondition_errors(schema, values).get(name, [])
+        if errors:
+            shape = TYPE_SHAPES.get(spec.type, "a non-empty string")
+            raise InvalidCorrection(
+                f"the corrected value {json.dumps(value, ensure_ascii=False)[:80]} of field "
+                f"{name!r} fails {', '.join(errors)}; a {spec.type} value is {shape}"
+                + (f" between {spec.min:g} and {spec.max:g}" if spec.min is not None
+                   and spec.max is not None else "") + ": give --value again")
 
     def _cite(self, item: dict[str, Any], quote: str, doc: str | None) -> dict[str, Any]:
         verifier = Verifier(self.store, self.principal)

@@ -7,7 +7,9 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
     │   ├── InvalidSchema (400)       an extraction schema file that does not validate
-    │   └── OutputUnwritable (400)    an output folder that cannot be written (checked first)
+    │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
+    │   └── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
+    ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
@@ -81,12 +83,27 @@ class OutputUnwritable(UsageError):
         self.path = str(path)
 
 
+class InvalidCorrection(UsageError):
+    """A reviewer's corrected value fails the checks an extracted value must pass (type,
+    range, postconditions); the message names the field, the failed checks and the shape."""
+
+    code = "invalid_correction"
+
+
 class ReviewConflict(PinciteError):
     """A review decision or release the queue's state does not allow (lease gone, item
     stale, already decided)."""
 
     code = "review_conflict"
     status = 409
+
+
+class Forbidden(PinciteError):
+    """The principal may see the thing but not do this to it (a thing it may not see is
+    `NotFound` instead); the message names the role or person who may."""
+
+    code = "forbidden"
+    status = 403
 
 
 class NotFound(PinciteError):

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cite.resolve import resolve_doc, visible_source
+from .cite.resolve import administered_source, resolve_doc, visible_quarantine, visible_source
 from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
 from .extract.records import records_json
@@ -71,7 +71,7 @@ class Library:
                password: str | None = None, limits: Limits | None = None, sandbox: bool = True,
                publish: bool = True, embedder: Embedder | str | None = None,
                progress: bool = False, on_result: Callable[[IngestResult], None] | None = None,
-               follow_links: bool = False) -> list[IngestResult]:
+               follow_links: bool = False, owner: str | None = None) -> list[IngestResult]:
         """Ingest files and directories, then publish an index generation when something
         changed (unless `publish=False`); return one result per file.
 
@@ -80,6 +80,8 @@ class Library:
         `Embedder`; default: `$PINCITE_EMBEDDER`, else minilm when installed), as
         `update_index` does. Symbolic links are quarantined unread unless `follow_links`,
         which follows those whose target stays inside the directory given (`walk_inputs`).
+        `owner` is the ingesting user: it owns the sources it creates (it may change their
+        ACLs) and sees the files it had refused.
         """
         inputs = list(walk_inputs(paths, follow_links=follow_links))
         if source_id is not None and len(inputs) != 1:
@@ -87,11 +89,11 @@ class Library:
         results = []
         with ExitStack() as stack:
             keep = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=acl,
-                                                limits=limits, sandbox=sandbox))
+                                                limits=limits, sandbox=sandbox, owner=owner))
             fresh, known = keep, set[str]()
             if acl is None and new_acl is not None:
                 fresh = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=new_acl,
-                                                     limits=limits, sandbox=sandbox))
+                                                     limits=limits, sandbox=sandbox, owner=owner))
                 known = {s.source_id for s in self.store.sources(keep.tenant)}
             for item in inputs:
                 sid = source_id or item.source_id
@@ -107,10 +109,11 @@ class Library:
     def ingest_bytes(self, data: bytes, *, source_id: str, tenant: str,
                      acl: Sequence[str] | None, name: str | None = None,
                      password: str | None = None, limits: Limits | None = None,
-                     sandbox: bool = True) -> IngestResult:
-        """Ingest one byte string under `source_id`; return what happened. It publishes
-        nothing: call `update_index()` before searching."""
-        with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox) as ing:
+                     sandbox: bool = True, owner: str | None = None) -> IngestResult:
+        """Ingest one byte string under `source_id` (as the user `owner`, see `ingest`);
+        return what happened. It publishes nothing: call `update_index()` before searching."""
+        with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox,
+                      owner=owner) as ing:
             return ing.ingest(data, source_id=source_id, path=name or source_id, name=name,
                               password=password)
 
@@ -141,8 +144,9 @@ class Library:
         return self.store.revisions(principal.tenant, source_id)
 
     def quarantined(self, principal: Principal) -> list[QuarantineRecord]:
-        """Return the quarantine records of the principal's tenant."""
-        return self.store.quarantined(principal.tenant)
+        """Return the quarantine records of the principal's tenant that it may see (see
+        `cite.resolve.visible_quarantine`)."""
+        return visible_quarantine(self.store, principal)
 
     def document(self, principal: Principal, doc: str) -> tuple[Revision, TextLayer]:
         """Return the revision `doc` names and its newest text layer."""
@@ -169,9 +173,10 @@ class Library:
     # ---- administration -------------------------------------------------------------
 
     def set_acl(self, principal: Principal, source_id: str, entries: Sequence[str]) -> Source:
-        """Replace the ACL of a source the principal can read; return the updated source."""
-        if visible_source(self.store, principal, source_id) is None:
-            raise NotFound("source", source_id)
+        """Replace the ACL of a source; return the updated source. The principal must be
+        the source's owner or hold `acl:admin` (`Forbidden`); one that cannot read the
+        source gets `NotFound` (see `cite.resolve.administered_source`)."""
+        administered_source(self.store, principal, source_id)
         acl = tuple(sorted({parse_acl_entry(e) for e in entries}))
         self.store.set_acl(principal.tenant, source_id, acl)
         src = self.store.source(principal.tenant, source_id)
@@ -378,10 +383,13 @@ class Library:
         return review_metrics(self.store, principal, now=now)
 
     def calibration(self, principal: Principal, *, field: str | None = None) -> dict[str, Any]:
-        """Return the calibration report of the principal's tenant (`pincite calibrate`)."""
+        """Return the calibration report of the documents of the principal's tenant that it
+        may read (`pincite calibrate`)."""
         from .review.calibration import calibration_report
+        from .review.queue import visible_source_ids
 
-        return calibration_report(self.store, principal.tenant, field=field)
+        return calibration_report(self.store, principal.tenant, field=field,
+                                  visible=visible_source_ids(self.store, principal))
 
     def reliability_diagram(self, principal: Principal, *, field: str | None = None,
                             fmt: str = "svg") -> bytes:

@@ -20,6 +20,7 @@ from itertools import chain
 from typing import Any
 
 from .errors import InvalidCitation, UsageError
+from .vocab import Role
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
@@ -84,6 +85,21 @@ def parse_acl_entry(entry: str) -> str:
     return f"{kind}:{check_name(kind, name)}"
 
 
+def holds_role(principal: Principal, role: Role) -> bool:
+    """Return True when the principal holds `role`: it belongs to the group of that name
+    written with `.` for `:` (`acl:admin` → group `acl.admin`)."""
+    return role.group in principal.groups
+
+
+def may_change_acl(source: Source, principal: Principal) -> bool:
+    """Return True when the principal may replace the source's ACL: it is the source's
+    owner (the user who first ingested it) or holds the `acl:admin` role, in its tenant."""
+    if principal.tenant != source.tenant:
+        return False
+    return (source.owner is not None and source.owner == principal.subject) or holds_role(
+        principal, Role.ACL_ADMIN)
+
+
 def acl_allows(acl: tuple[str, ...] | None, principal: Principal) -> bool:
     """Return True when the ACL grants read to the principal; a missing ACL grants nothing."""
     if not acl:
@@ -108,6 +124,7 @@ class Source:
     acl: tuple[str, ...]
     acl_epoch: int
     created_at: str
+    owner: str | None = None  # the user who first ingested it (None: recorded before owners)
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,6 +187,18 @@ class IncidentKind(StrEnum):
     RUBBER_STAMP = "rubber_stamp"
 
 
+class Role(StrEnum):
+    """Administrative roles. A principal holds a role by belonging to the group named
+    `Role.group` (the role with `.` for `:`): `--as acme:lea:acl.admin` holds `acl:admin`."""
+
+    ACL_ADMIN = "acl:admin"        # may change the ACL of any source it can read
+    REVIEW_ADMIN = "review:admin"  # may change review settings and clear others' incidents
+
+    @property
+    def group(self) -> str:
+        return self.value.replace(":", ".")
+
+
 def sql_in(vocabulary: type[StrEnum]) -> str:
     """Return the members of `vocabulary` as the text of a SQL `IN` list: `'a', 'b'`."""
     return ", ".join("'" + m.value.replace("'", "''") + "'" for m in vocabulary)

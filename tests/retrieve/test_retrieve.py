@@ -295,7 +295,8 @@ def test_universe_cache_is_keyed_by_principal_and_epoch(lib):
     assert UNIVERSES.misses == misses  # same principal, same state: cached
     b = lib.search(bob, "payment", embedder=EMB)
     assert UNIVERSES.misses == misses + 1 and doc_ids(b) == ["secret.md@r1"]
-    lib.set_acl(bob, "secret.md", ["user:carol"])  # revocation: the next query misses
+    # revocation (by bob holding acl:admin): the next query misses
+    lib.set_acl(Principal.parse("acme:bob:acl.admin"), "secret.md", ["user:carol"])
     b = lib.search(bob, "payment", embedder=EMB)
     assert b.items == () and UNIVERSES.misses == misses + 2
 

@@ -33,6 +33,22 @@ class Clock:
         self.t += timedelta(seconds=seconds)
 
 
+VALID_BY_TYPE: dict[str, Any] = {
+    "money": {"amount": 1000.0, "currency": "EUR"}, "percent": {"percent": 2},
+    "number": 3, "duration": {"value": 12, "unit": "months"}, "date": "2027-01-15",
+    "datetime": {"date": "2027-01-15", "time": "14:00"}, "bool": True, "text": "corrected",
+}
+
+
+def valid_value(item: dict[str, Any]) -> Any:
+    """Return a value of the item's field type that passes its checks (the candidate's own
+    value when it has one and no validation error)."""
+    cand = item["candidate"]
+    if cand.get("value") is not None and not cand.get("validation_errors"):
+        return cand["value"]
+    return VALID_BY_TYPE.get(cand["type"], "corrected")
+
+
 def strict_schema(tmp_path: Path, tau: float = 0.99) -> Path:
     """Return a copy of the tender schema whose thresholds send most fields to review."""
     text = (EXAMPLES / "tender" / "schema.yaml").read_text(encoding="utf-8")

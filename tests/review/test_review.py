@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 import pincite
-from pincite.errors import NotFound, QuoteNotFound, UsageError
+from pincite.errors import InvalidCorrection, NotFound, QuoteNotFound, UsageError
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
 from pincite.store import SQLiteStore
 from tests.commands import invoke
 from tests.corpus import EXAMPLES, tender_library
-from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue
+from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue, valid_value
 
 BOB = Principal.parse("demo:bob:analysts")
 EVE = Principal.parse("demo:eve:outsiders")
@@ -101,13 +101,16 @@ def test_decisions_close_the_loop_on_the_tender(tmp_path):
     ev = it["evidence"][0]
     words = ev["quote"].split()
     quote = " ".join(words[: min(6, len(words))])
-    out = q.decide(it["id"], "correct", value={"corrected": True}, quote=quote)
+    with pytest.raises(InvalidCorrection):  # not the shape of the field's type
+        q.decide(it["id"], "correct", value={"corrected": True}, quote=quote)
+    good = valid_value(it)
+    out = q.decide(it["id"], "correct", value=good, quote=quote)
     rec = lib.store.field_record("demo", it["case_id"], it["field"])
-    assert rec["value"] == {"corrected": True} and rec["reason"] == "reviewer_corrected"
+    assert rec["value"] == good and rec["reason"] == "reviewer_corrected"
     (prov,) = rec["provenance"]
     assert prov["author"] == "reviewer:ana" and prov["quote_verified"] is True
     assert prov["quote"] == quote and prov["doc_sha256"] in {d.rev.sha256 for d in res.case.docs}
-    assert not out["label"]["accepted"] and out["label"]["corrected"] == {"corrected": True}
+    assert not out["label"]["accepted"] and out["label"]["corrected"] == good
     # the corrected citation resolves through the verifier
     checked = lib.verify(ANA, [pincite.model.Citation.from_dict(prov)])
     assert checked[0].quote_verified
@@ -154,7 +157,8 @@ def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path):
     lib = tender_library(tmp_path / "s")
     q = ReviewQueue(lib.store, ANA)
     assert sample_audit_selector(lib.store, "demo") is None  # off by default
-    q.set_settings(audit_fraction=1.0)
+    admin = ReviewQueue(lib.store, Principal.parse("demo:lead:review.admin"))
+    admin.set_settings(audit_fraction=1.0)
     res = extract_tender(lib, tmp_path, tau=0.5, audit=sample_audit_selector(lib.store, "demo"))
     shown = [r for r in res.records if r.outcome == "show"]
     audit = q.items(reason="sample_audit")
@@ -163,7 +167,7 @@ def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path):
     again = extract_tender(lib, tmp_path, tau=0.5, audit=sample_audit_selector(lib.store, "demo"))
     assert again.queued == 0
     with pytest.raises(UsageError):
-        q.set_settings(audit_fraction=1.5)
+        admin.set_settings(audit_fraction=1.5)
     lib.close()
 
 
@@ -171,7 +175,7 @@ def test_rubber_stamps_open_an_incident_that_holds_labels_out_of_calibration(tmp
     store = SQLiteStore(tmp_path / "s")
     synthetic_queue(store, 12, confidence=lambda i: 0.97)
     clock = Clock()
-    lead = ReviewQueue(store, Principal.parse("t:lead:rev"), clock=clock)
+    lead = ReviewQueue(store, Principal.parse("t:lead:rev,review.admin"), clock=clock)
     lead.set_settings(stamp_run=3, stamp_seconds=10)
     q = ReviewQueue(store, Principal.parse("t:fast:rev"), clock=clock)
 

@@ -8,6 +8,7 @@ Set PINCITE_SCREENSHOTS=1 to (re)write docs/review-item.png and docs/review-metr
 from __future__ import annotations
 
 import io
+import json
 import os
 import socket
 import threading
@@ -19,7 +20,7 @@ import pytest
 
 from tests.corpus import ROOT, tender_library
 from tests.loud_skips import chromium_path
-from tests.review.queues import ANA, extract_tender
+from tests.review.queues import ANA, extract_tender, valid_value
 
 SHOTS = os.environ.get("PINCITE_SCREENSHOTS") == "1"
 
@@ -134,13 +135,14 @@ def test_claim_see_highlight_correct_and_calibration_changes(served, tmp_path):
         # correct it: c opens the form, q takes the selected words as the quote
         quote = " ".join(entry["quote"].split()[:5])
         page.keyboard.press("c")
-        page.fill("#correct-value", '{"corrected_by_test": 1}')
+        good = valid_value(item)  # a value of the field's type (class 13: checked)
+        page.fill("#correct-value", json.dumps(good))
         page.fill("#correct-quote", quote)
         page.keyboard.press("Control+Enter")
         page.wait_for_function("document.body.dataset.decided === 'correct'")
         assert "Saved: correct" in page.locator("#flash").inner_text()
         rec = lib.store.field_record("demo", item["case_id"], item["field"])
-        assert rec["value"] == {"corrected_by_test": 1}
+        assert rec["value"] == good
         assert rec["provenance"][0]["author"] == "reviewer:ana"
         assert rec["provenance"][0]["quote_verified"] is True
 

@@ -46,7 +46,7 @@ def _all_quarantined(lib, cases: dict[str, tuple[Callable[[], bytes], str]]) -> 
     results = {}
     for name, (make, _) in cases.items():
         results[name] = lib.ingest_bytes(make(), source_id=name, tenant="acme", acl=["*"],
-                                         name=name)
+                                         name=name, owner="x")
     got = {n: (r.status, r.reason) for n, r in results.items()}
     assert got == {n: ("quarantined", reason) for n, (_, reason) in cases.items()}
     assert lib.store.sources("acme") == []

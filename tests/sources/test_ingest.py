@@ -41,7 +41,8 @@ def test_missing_acl_is_refused_for_new_source_and_empty_acl_is_invisible(lib):
 
 
 def test_acl_replacement_takes_effect_on_next_read(lib):
-    lib.ingest_bytes(TEXT_V1, source_id="c.txt", tenant="acme", acl=["user:ana"], sandbox=False)
+    lib.ingest_bytes(TEXT_V1, source_id="c.txt", tenant="acme", acl=["user:ana"], sandbox=False,
+                     owner="ana")
     ana, bob = Principal.parse("acme:ana"), Principal.parse("acme:bob:legal")
     assert lib.document(ana, "c.txt")[0].doc_id == "c.txt@r1"
     with pytest.raises(NotFound):
@@ -64,11 +65,13 @@ def test_tenants_are_separate_namespaces(lib):
 
 
 def test_quarantine_records_reason_and_stores_no_revision(lib):
-    r = lib.ingest_bytes(b"", source_id="empty.pdf", tenant="acme", acl=["*"], sandbox=False)
+    r = lib.ingest_bytes(b"", source_id="empty.pdf", tenant="acme", acl=["*"], sandbox=False,
+                         owner="x")
     assert r.status == "quarantined" and r.reason == "empty"
     q = lib.quarantined(Principal.parse("acme:x"))
     assert [(x.source_id, x.reason) for x in q] == [("empty.pdf", "empty")]
     assert lib.store.source("acme", "empty.pdf") is None
+    assert lib.quarantined(Principal.parse("acme:y")) == []  # not y's ingest, not a source
     assert lib.quarantined(Principal.parse("other:x")) == []
 
 

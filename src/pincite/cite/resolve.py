@@ -6,9 +6,18 @@ exist, so its existence does not leak.
 
 from __future__ import annotations
 
-from ..errors import NotFound
-from ..model import Principal, Revision, Source, acl_allows, split_doc_id
-from ..store import Store
+from ..errors import Forbidden, NotFound
+from ..model import (
+    Principal,
+    Revision,
+    Source,
+    acl_allows,
+    holds_role,
+    may_change_acl,
+    split_doc_id,
+)
+from ..store import QuarantineRecord, Store
+from ..vocab import Role
 
 
 def visible_source(store: Store, principal: Principal, source_id: str) -> Source | None:
@@ -36,3 +45,34 @@ def resolve_doc(store: Store, principal: Principal, doc: str) -> Revision:
     if rev is None:
         raise NotFound("document", doc)
     return rev
+
+
+def administered_source(store: Store, principal: Principal, source_id: str) -> Source:
+    """Return the source if the principal may change its ACL: its owner or a holder of
+    `acl:admin` who can read it. Raises NotFound when the principal cannot read it (its
+    existence does not leak) and Forbidden when it can read it but not administer it."""
+    src = visible_source(store, principal, source_id)
+    if src is None:
+        raise NotFound("source", source_id)
+    if not may_change_acl(src, principal):
+        raise Forbidden(
+            f"you may read source {source_id!r} but not change its ACL: ask its owner (the "
+            f"user who first ingested it) or a principal holding the {Role.ACL_ADMIN} role "
+            f"(group {Role.ACL_ADMIN.group})")
+    return src
+
+
+def visible_quarantine(store: Store, principal: Principal) -> list[QuarantineRecord]:
+    """Return the quarantine records of the principal's tenant that it may see: those of a
+    source it may read (the rule of every read), and those of a file that never became a
+    (live) source only to the user whose ingest refused it or to an `acl:admin`."""
+    admin = holds_role(principal, Role.ACL_ADMIN)
+    out = []
+    for q in store.quarantined(principal.tenant):
+        if store.source(principal.tenant, q.source_id) is not None:
+            seen = visible_source(store, principal, q.source_id) is not None
+        else:
+            seen = admin or (q.owner is not None and q.owner == principal.subject)
+        if seen:
+            out.append(q)
+    return out

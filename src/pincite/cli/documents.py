@@ -48,11 +48,13 @@ def ingest(
     follow_links: Annotated[bool, typer.Option(
         "--follow-links", help="Follow symbolic links whose target stays inside the folder "
         "given (default: links are quarantined unread).")] = False,
+    as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Ingest documents: new bytes become a revision, bad input is quarantined with a reason.
     Then build and publish an index generation for what changed (unless --no-publish).
+    The user of --as owns the sources it creates (it may change their ACLs).
 
     Example: pincite ingest examples/ --tenant acme --acl group:legal --json
     """
@@ -60,6 +62,12 @@ def ingest(
 
     with library(store, create=True) as lib:
         acl_given = [parse_acl_entry(a) for a in acl] if acl else None
+        who = principal(as_)
+        if as_ is not None and who.tenant != tenant:
+            from ..errors import UsageError
+
+            raise UsageError(f"--as {as_} is a principal of tenant {who.tenant!r}, not of "
+                             f"{tenant!r}: give --tenant {who.tenant} or an --as of {tenant!r}")
         if not json_:
             note = f"acl {' '.join(acl_given)}" if acl_given else "acl * for new sources (default)"
             typer.echo(f"tenant {tenant} (default)" if tenant == "default" else f"tenant {tenant}", err=True)
@@ -70,7 +78,7 @@ def ingest(
             return lib.ingest(paths, tenant=tenant, acl=acl_given,
                               new_acl=None if acl_given else ["*"], source_id=source_id,
                               password=password, publish=False, on_result=on_result,
-                              follow_links=follow_links)
+                              follow_links=follow_links, owner=who.subject)
 
         if json_:
             results = run(lambda r: emit(r.to_dict()))

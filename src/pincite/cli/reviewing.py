@@ -163,7 +163,7 @@ def review_incidents(
 ) -> None:
     """List rubber-stamp incidents (runs of fast accepts); --clear ID lets its labels count again.
 
-    Example: pincite review incidents --clear 3 --as demo:lead:analysts
+    Example: pincite review incidents --clear 3 --as demo:lead:analysts,review.admin
     """
     with library(store) as lib:
         q = _queue(lib, as_)
@@ -193,7 +193,7 @@ def review_settings_cmd(
 ) -> None:
     """Show or change the tenant's review settings (audit stream, rubber-stamp rule).
 
-    Example: pincite review settings --audit-fraction 0.05 --stamp-run 5 --stamp-seconds 10 --as demo:lead
+    Example: pincite review settings --audit-fraction 0.05 --stamp-run 5 --stamp-seconds 10 --as demo:lead:review.admin
     """
     with library(store) as lib:
         s = _queue(lib, as_).set_settings(audit_fraction=audit_fraction, stamp_run=stamp_run,

@@ -137,6 +137,7 @@ def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Seq
             shown = (_queue_entry(r, case, run_id, due) for r in records
                      if r.outcome == Outcome.SHOW)
             queue += [replace(q, reason=ReviewReason.SAMPLE_AUDIT) for q in shown if audit(q)]
-        queued = store.save_extraction(principal.tenant, run, [r.to_dict() for r in records],
-                                       queue, timestamp())
+        # the store keeps the schema's checks with the run: a correction passes them too
+        queued = store.save_extraction(principal.tenant, {**run, "checks": schema.checks()},
+                                       [r.to_dict() for r in records], queue, timestamp())
     return ExtractionResult(run, records, queued, case)

@@ -35,7 +35,8 @@ from .schema_file import (
 )
 
 __all__ = ["DEFAULT_TAU_FLAG", "DEFAULT_TAU_SHOW", "ENUM_OTHER", "FIELD_TYPES", "FieldSpec",
-           "Postcondition", "Schema", "load_schema", "parse_postcondition", "schema_from_dict"]
+           "Postcondition", "Schema", "load_schema", "parse_postcondition", "schema_from_checks",
+           "schema_from_dict"]
 
 ENUM_OTHER = "other"
 
@@ -127,6 +128,15 @@ class Schema:
             out.extend(f.postconditions)
         return tuple(out)
 
+    def checks(self) -> dict[str, Any]:
+        """Return what validation checks, as JSON: each field's type, values and range,
+        and every postcondition (a run stores it; a reviewer's correction passes it too)."""
+        return {"schema_name": self.name, "fields": [
+            {"name": f.name, "type": f.type, "values": list(f.values), "min": f.min,
+             "max": f.max, "postconditions": [[p.check, p.message] for p in f.postconditions]}
+            for f in self.fields],
+            "postconditions": [[p.check, p.message] for p in self.postconditions]}
+
 
 def parse_postcondition(check: str, message: str = "", *, where: str = "") -> Postcondition:
     """Return the parsed form of `left op right`; raise InvalidSchema when malformed."""
@@ -173,6 +183,19 @@ def validation_problem(exc: ValidationError, where: str = "") -> InvalidSchema:
     path = "/".join(str(x) for x in e["loc"]) or "(top level)"
     msg = _PLAIN.get(e["type"]) or e["msg"].removeprefix("Value error, ")
     return InvalidSchema(f"{where}{path}: {msg} (fix the schema file; {len(errors)} problem(s) in all)")
+
+
+def schema_from_checks(checks: dict[str, Any]) -> Schema:
+    """Return the schema that `Schema.checks()` describes (only what validation reads)."""
+    fields = tuple(FieldSpec(
+        name=f["name"], type=f["type"], values=tuple(f.get("values") or ()), min=f.get("min"),
+        max=f.get("max"), postconditions=tuple(parse_postcondition(c, m)
+                                               for c, m in f.get("postconditions") or ()))
+        for f in checks.get("fields") or ())
+    return Schema(name=str(checks.get("schema_name", "")), version="", fields=fields,
+                  postconditions=tuple(parse_postcondition(c, m)
+                                       for c, m in checks.get("postconditions") or ()),
+                  digest="")
 
 
 def schema_from_dict(data: Any, *, digest: str = "", where: str = "") -> Schema:

@@ -12,6 +12,7 @@ Errors are codes on the record (`validation_errors`), not exceptions.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from ..cite.verifier import Verifier
 from ..vocab import FieldStatus
 from .records import FieldRecord
-from .schema import Postcondition, Schema
+from .schema import FieldSpec, Postcondition, Schema
 from .typed import is_valid, numeric
 
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
@@ -56,6 +57,34 @@ def check_postcondition(post: Postcondition, values: dict[str, Any]) -> bool | N
     return bool(_OPS[post.op](left, right))
 
 
+def value_errors(spec: FieldSpec, value: Any) -> list[str]:
+    """Return the codes of the checks one value fails: its type's canonical shape
+    (`type:<field type>`) and the field's range (`min:`/`max:`)."""
+    errors: list[str] = []
+    if not is_valid(spec.type, value, spec.values):
+        errors.append(f"type:{spec.type}")
+    n = numeric(value)
+    if isinstance(n, float) and not math.isfinite(n):
+        errors.append("not_finite")
+    elif isinstance(n, float):
+        if spec.min is not None and n < spec.min:
+            errors.append(f"min:{spec.min}")
+        if spec.max is not None and n > spec.max:
+            errors.append(f"max:{spec.max}")
+    return errors
+
+
+def postcondition_errors(schema: Schema, values: dict[str, Any]) -> dict[str, list[str]]:
+    """Return, per field, the postconditions (`postcondition:<check>`) that `values` (the
+    present fields' values) break; a check that names a missing field does not apply."""
+    failed: dict[str, list[str]] = {}
+    for post in schema.all_postconditions():
+        if check_postcondition(post, values) is False:
+            for name in post.fields():
+                failed.setdefault(name, []).append(f"postcondition:{post.check}")
+    return failed
+
+
 def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier) -> list[FieldRecord]:
     """Return the records with provenance re-verified and `validation_errors` set."""
     out = []
@@ -65,22 +94,11 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
         errors: list[str] = []
         if r.value is not None and (not prov or not all(c.quote_verified for c in prov)):
             errors.append("unverified_provenance")
-        if not is_valid(spec.type, r.value, spec.values):
-            errors.append(f"type:{spec.type}")
-        n = numeric(r.value)
-        if isinstance(n, float):
-            if spec.min is not None and n < spec.min:
-                errors.append(f"min:{spec.min}")
-            if spec.max is not None and n > spec.max:
-                errors.append(f"max:{spec.max}")
+        errors += value_errors(spec, r.value)
         # errors an extractor already recorded (e.g. malformed model output) are kept
         out.append(r.with_(provenance=prov, validation_errors=r.validation_errors + tuple(
             e for e in errors if e not in r.validation_errors)))
     values = {r.field: r.value for r in out if r.status == FieldStatus.PRESENT}
-    failed: dict[str, list[str]] = {}
-    for post in schema.all_postconditions():
-        if check_postcondition(post, values) is False:
-            for name in post.fields():
-                failed.setdefault(name, []).append(f"postcondition:{post.check}")
+    failed = postcondition_errors(schema, values)
     return [r.with_(validation_errors=r.validation_errors + tuple(failed.get(r.field, ())))
             for r in out]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -245,13 +245,22 @@ def _days(first: str | None, last: str | None) -> float:
 
 def calibration_report(store: Store, tenant: str, *, field: str | None = None,
                        edges: Sequence[float] = EDGES,
-                       seconds_per_item: float = SECONDS_PER_ITEM) -> dict[str, Any]:
+                       seconds_per_item: float = SECONDS_PER_ITEM,
+                       visible: Collection[str] | None = None) -> dict[str, Any]:
     """Return the calibration of every (field, extractor version) of a tenant: the curve,
     ECE, the labels left out by open incidents, the threshold table and, from
-    MIN_LABELS labels on, the calibrated thresholds; plus the curve of all fields pooled."""
+    MIN_LABELS labels on, the calibrated thresholds; plus the curve of all fields pooled.
+
+    With `visible` (the source ids a principal may read), only labels and records that
+    rest on those sources count (labels imported without a source count for everyone)."""
     labels = store.review_labels(tenant, for_calibration=True)
     all_labels = store.review_labels(tenant)
     conf = store.field_confidences(tenant)
+    if visible is not None:
+        seen = set(visible)
+        labels = [lb for lb in labels if not lb["source_id"] or lb["source_id"] in seen]
+        all_labels = [lb for lb in all_labels if not lb["source_id"] or lb["source_id"] in seen]
+        conf = [c for c in conf if c["source_ids"] and set(c["source_ids"]) <= seen]
     first, last, runs = store.extraction_span(tenant)
     days = Fraction(str(_days(first, last)))
     keys: set[tuple[str, str]] = {(lb["field"], lb["extractor_version"]) for lb in all_labels}

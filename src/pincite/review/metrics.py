@@ -127,7 +127,7 @@ def review_metrics(store: Store, principal: Principal, *,
                           "median_seconds": round(statistics.median(secs), 2) if secs else None,
                           "p90_seconds": _quantile(secs, 0.9)})
 
-    cal = calibration_report(store, tenant)
+    cal = calibration_report(store, tenant, visible=visible)
     return {
         "tenant": tenant, "at": timestamp(now),
         "citation_resolution": {"checked": checked, "resolved": resolved,

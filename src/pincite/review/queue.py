@@ -20,6 +20,8 @@ high-confidence bins of the calibration curve get labels too.
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,10 +29,20 @@ from typing import Any
 
 from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
-from ..errors import NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
-from ..model import Clock, Principal, acl_allows, split_doc_id, timestamp, utc_now
+from ..errors import (
+    Forbidden,
+    InvalidCorrection,
+    NotFound,
+    PinciteError,
+    QuoteNotFound,
+    ReviewConflict,
+    UsageError,
+)
+from ..extract.schema import FieldSpec, schema_from_checks
+from ..extract.validate import postcondition_errors, value_errors
+from ..model import Clock, Principal, acl_allows, holds_role, split_doc_id, timestamp, utc_now
 from ..store import QueueEntry, StampRule, Store
-from ..vocab import ReviewDecision, ReviewState
+from ..vocab import FieldStatus, ReviewDecision, ReviewState, Role
 from .decisions import reviewed_record
 from .items import review_item
 
@@ -40,6 +52,30 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "stamp_run": 5,          # a rubber stamp: this many accepts in a row …
     "stamp_seconds": 10.0,   # … each decided in under this many seconds
 }
+# the canonical JSON shape of each field type, for the message of a refused correction
+TYPE_SHAPES = {
+    "money": '{"amount": 1200.5, "currency": "EUR"}', "percent": '{"percent": 5}',
+    "number": "a number", "duration": '{"value": 30, "unit": "days"}', "date": '"2026-03-01"',
+    "datetime": '{"date": "2026-03-01", "time": "12:00"}', "bool": "true or false",
+    "enum": "one of the field's values",
+}
+MAX_STAMP_RUN = 10_000
+MAX_STAMP_SECONDS = 3600.0
+
+
+def _bounded(x: float, lo: float, hi: float, message: str) -> float:
+    """Return `x` as a float when it is a finite number in [lo, hi]; else UsageError."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise UsageError(message)
+    try:
+        f = float(x)
+    except OverflowError:  # an int past the float range
+        raise UsageError(message) from None
+    if not math.isfinite(f) or not lo <= f <= hi:
+        raise UsageError(message)
+    return f
+
+
 def item_sources(item: dict[str, Any]) -> set[str]:
     """Return the source ids an item rests on: its own and those its evidence cites."""
     out = {item["source_id"]}
@@ -189,6 +225,7 @@ class ReviewQueue:
         citation = None
         if decision == ReviewDecision.CORRECT and not not_stated:
             citation = self._cite(item, str(quote), doc)
+            self._check_correction(item, value)
         at = self.now()
         base = (self.store.field_record(self.principal.tenant, item["case_id"], item["field"])
                 or dict(item["candidate"]))
@@ -206,6 +243,34 @@ class ReviewQueue:
         return {"item": None if res.item is None else review_item(res.item),
                 "label": res.label, "record": record,
                 "incident": res.incident_id}
+
+    def _check_correction(self, item: dict[str, Any], value: Any) -> None:
+        """Refuse a corrected value that fails the checks an extracted one must pass: the
+        field's type and range, and the schema's postconditions over the case's other
+        present values (the checks the run stored; a run stored without them: the type)."""
+        tenant, name = self.principal.tenant, item["field"]
+        run = self.store.extraction_run(tenant, item["run_id"]) or {}
+        schema = schema_from_checks(run["checks"]) if run.get("checks") else None
+        spec = next((f for f in schema.fields if f.name == name), None) if schema else None
+        if spec is None:
+            spec = FieldSpec(name=name, type=str(item["candidate"].get("type") or "text"))
+        errors = value_errors(spec, value)
+        if schema is not None and not errors:
+            values = {name: value}
+            for post in schema.all_postconditions():
+                for other in post.fields():
+                    rec = None if other in values else self.store.field_record(
+                        tenant, item["case_id"], other)
+                    if rec is not None and rec.get("status") == FieldStatus.PRESENT:
+                        values[other] = rec.get("value")
+            errors = postcondition_errors(schema, values).get(name, [])
+        if errors:
+            shape = TYPE_SHAPES.get(spec.type, "a non-empty string")
+            raise InvalidCorrection(
+                f"the corrected value {json.dumps(value, ensure_ascii=False)[:80]} of field "
+                f"{name!r} fails {', '.join(errors)}; a {spec.type} value is {shape}"
+                + (f" between {spec.min:g} and {spec.max:g}" if spec.min is not None
+                   and spec.max is not None else "") + ": give --value again")
 
     def _cite(self, item: dict[str, Any], quote: str, doc: str | None) -> dict[str, Any]:
         verifier = Verifier(self.store, self.principal)
@@ -247,30 +312,47 @@ class ReviewQueue:
         return self.store.review_incidents(self.principal.tenant)
 
     def clear_incident(self, incident_id: int) -> None:
-        """Clear an open incident: its labels count for calibration again."""
-        if not self.store.clear_review_incident(self.principal.tenant, int(incident_id),
-                                                self.reviewer, self.now()):
+        """Clear an open incident: its labels count for calibration again. It takes a
+        principal holding `review:admin` other than the incident's own reviewer."""
+        tenant = self.principal.tenant
+        found = [i for i in self.store.review_incidents(tenant)
+                 if i["id"] == int(incident_id) and not i["cleared_at"]]
+        if not found:
             raise NotFound("open incident", str(incident_id))
+        self._require_admin(f"clear incident {incident_id}")
+        if found[0]["reviewer"] == self.reviewer:
+            raise Forbidden(f"incident {incident_id} is about your own decisions: another "
+                            f"principal holding {Role.REVIEW_ADMIN} must clear it")
+        if not self.store.clear_review_incident(tenant, int(incident_id), self.reviewer,
+                                                self.now()):
+            raise NotFound("open incident", str(incident_id))
+
+    def _require_admin(self, what: str) -> None:
+        if not holds_role(self.principal, Role.REVIEW_ADMIN):
+            raise Forbidden(f"to {what} you need the {Role.REVIEW_ADMIN} role (be in the group "
+                            f"{Role.REVIEW_ADMIN.group}, e.g. --as "
+                            f"{self.principal.tenant}:{self.reviewer}:{Role.REVIEW_ADMIN.group})")
 
     def settings(self) -> ReviewSettings:
         return review_settings(self.store, self.principal.tenant)
 
     def set_settings(self, *, audit_fraction: float | None = None, stamp_run: int | None = None,
                      stamp_seconds: float | None = None) -> ReviewSettings:
-        """Change the tenant's review settings; return them."""
+        """Change the tenant's review settings (needs `review:admin`); return them. Each
+        value must be a finite number in its range."""
         values: dict[str, Any] = {}
         if audit_fraction is not None:
-            if not 0.0 <= audit_fraction <= 1.0:
-                raise UsageError("the audit fraction is a number from 0 to 1")
-            values["audit_fraction"] = float(audit_fraction)
+            values["audit_fraction"] = _bounded(audit_fraction, 0.0, 1.0,
+                                                "the audit fraction is a number from 0 to 1")
         if stamp_run is not None:
-            if stamp_run < 0:
-                raise UsageError("the rubber-stamp run is a count (0 turns the check off)")
-            values["stamp_run"] = int(stamp_run)
+            values["stamp_run"] = int(_bounded(
+                stamp_run, 0, MAX_STAMP_RUN,
+                f"the rubber-stamp run is a count from 0 (off) to {MAX_STAMP_RUN}"))
         if stamp_seconds is not None:
-            if stamp_seconds < 0:
-                raise UsageError("the rubber-stamp time is a number of seconds")
-            values["stamp_seconds"] = float(stamp_seconds)
+            values["stamp_seconds"] = _bounded(
+                stamp_seconds, 0.0, MAX_STAMP_SECONDS,
+                f"the rubber-stamp time is a number of seconds from 0 to {MAX_STAMP_SECONDS:g}")
         if values:
+            self._require_admin("change the review settings")
             self.store.set_review_settings(self.principal.tenant, values, self.now())
         return self.settings()

@@ -66,9 +66,13 @@ class Ingestor:
     """Ingests byte strings into one store for one tenant, reusing one parser sandbox."""
 
     def __init__(self, store: Store, *, tenant: str, acl: Sequence[str] | None,
-                 limits: Limits | None = None, sandbox: bool = True) -> None:
+                 limits: Limits | None = None, sandbox: bool = True,
+                 owner: str | None = None) -> None:
         self.store = store
         self.tenant = check_name("tenant", tenant)
+        # the ingesting user: recorded as the owner of the sources it creates and of the
+        # files it refuses (None: nobody, only an acl:admin may change those ACLs)
+        self.owner = None if owner is None else check_name("user", owner)
         self.acl = None if acl is None else tuple(sorted({parse_acl_entry(a) for a in acl}))
         self.limits = limits or Limits()
         self._sandbox = ParserSandbox(self.limits) if sandbox else None
@@ -122,7 +126,7 @@ class Ingestor:
         rev, status = self.store.commit_revision(
             tenant=self.tenant, source_id=source_id, sha256=sha,
             media_type=MEDIA_TYPES[found.kind], size=len(data), at=at, acl=self.acl,
-            flags=flags, layer=layer,
+            flags=flags, layer=layer, owner=self.owner,
         )
         faults.hit("ingest.after_commit")
         return IngestResult(path, source_id, status, rev.revision_id, sha, rev.media_type,
@@ -155,7 +159,7 @@ class Ingestor:
         if data is not None and sha is not None:
             self.store.quarantine_blobs.put(self.tenant, data, sha)
         self.store.add_quarantine(self.tenant, QuarantineRecord(
-            source_id, path, sha, size, reason, detail, at))
+            source_id, path, sha, size, reason, detail, at, self.owner))
         return IngestResult(path, source_id, IngestStatus.QUARANTINED, doc_sha256=sha, reason=reason,
                             detail=detail)
 

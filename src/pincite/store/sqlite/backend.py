@@ -97,18 +97,28 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_3,
     # 4: claims, labels, incidents, review settings (see review_sql)
     MIGRATION_4,
+    # 5: who first ingested a source or a refused file (its owner may change the ACL; a
+    # refused file that never became a source is shown to its owner), and the checks of
+    # the schema a run used (a reviewer's correction passes them too)
+    """
+    ALTER TABLE sources ADD COLUMN owner TEXT;
+    ALTER TABLE quarantine ADD COLUMN owner TEXT;
+    ALTER TABLE extraction_runs ADD COLUMN checks TEXT;
+    """,
 )
 
-SQL_SOURCE = "SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources WHERE tenant=? AND source_id=?"
+_SOURCE_COLS = "tenant, source_id, acl, acl_epoch, created_at, owner"
+SQL_SOURCE = f"SELECT {_SOURCE_COLS} FROM sources WHERE tenant=? AND source_id=?"
 # A source whose newest revision is tombstoned is deleted: readers never see it.
 _LIVE = ("NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.tenant=s.tenant AND t.source_id=s.source_id "
          "AND t.through_seq >= (SELECT max(seq) FROM revisions r WHERE r.tenant=s.tenant "
          "AND r.source_id=s.source_id))")
-SQL_LIVE_SOURCE = ("SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources s "
+SQL_LIVE_SOURCE = (f"SELECT {_SOURCE_COLS} FROM sources s "
                    f"WHERE tenant=? AND source_id=? AND {_LIVE}")
-SQL_SOURCES = ("SELECT tenant, source_id, acl, acl_epoch, created_at FROM sources s "
+SQL_SOURCES = (f"SELECT {_SOURCE_COLS} FROM sources s "
                f"WHERE tenant=? AND {_LIVE} ORDER BY source_id")
-SQL_INSERT_SOURCE = "INSERT INTO sources (tenant, source_id, acl, acl_epoch, created_at) VALUES (?,?,?,1,?)"
+SQL_INSERT_SOURCE = ("INSERT INTO sources (tenant, source_id, acl, acl_epoch, created_at, owner) "
+                     "VALUES (?,?,?,1,?,?)")
 SQL_SET_ACL = "UPDATE sources SET acl=?, acl_epoch=acl_epoch+1 WHERE tenant=? AND source_id=?"
 _REV_COLS = "tenant, source_id, revision_id, sha256, media_type, size, acquired_at, valid_from, valid_to, flags"
 _NOT_DELETED = ("NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.tenant=r.tenant AND t.source_id=r.source_id "
@@ -139,10 +149,11 @@ SQL_LAYER_IDS = (
     "ORDER BY created_at, rowid"
 )
 SQL_INSERT_QUARANTINE = (
-    "INSERT INTO quarantine (tenant, source_id, path, sha256, size, reason, detail, at) "
-    "VALUES (?,?,?,?,?,?,?,?)"
+    "INSERT INTO quarantine (tenant, source_id, path, sha256, size, reason, detail, at, owner) "
+    "VALUES (?,?,?,?,?,?,?,?,?)"
 )
-SQL_QUARANTINED = "SELECT source_id, path, sha256, size, reason, detail, at FROM quarantine WHERE tenant=? ORDER BY id"
+SQL_QUARANTINED = ("SELECT source_id, path, sha256, size, reason, detail, at, owner FROM quarantine "
+                   "WHERE tenant=? ORDER BY id")
 SQL_ORPHAN_LAYERS = (
     "SELECT l.tenant, l.source_id, l.revision_id, l.layer_id FROM text_layers l "
     "LEFT JOIN revisions r USING (tenant, source_id, revision_id) WHERE r.revision_id IS NULL"
@@ -171,6 +182,7 @@ class QuarantineRecord:
     reason: str
     detail: str
     at: str
+    owner: str | None = None  # the user whose ingest refused it (not in `to_dict`)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the record as a JSON object."""
@@ -179,7 +191,7 @@ class QuarantineRecord:
 
 
 def _source(row: Sequence[Any]) -> Source:
-    return Source(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4])
+    return Source(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4], row[5])
 
 
 def _revision(row: Sequence[Any]) -> Revision:
@@ -335,13 +347,15 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
 
     def commit_revision(self, *, tenant: str, source_id: str, sha256: str, media_type: str,
                         size: int, at: str, acl: tuple[str, ...] | None,
-                        flags: tuple[str, ...], layer: TextLayer) -> tuple[Revision, IngestStatus]:
+                        flags: tuple[str, ...], layer: TextLayer,
+                        owner: str | None = None) -> tuple[Revision, IngestStatus]:
         """Record a new revision with its text layer in one transaction.
 
         Returns (revision, status) with status `new`, `revised` or `unchanged` (when the
         latest revision already has these bytes: a racing duplicate). The previous
         revision's `valid_to` becomes `at`. `acl=None` keeps an existing source's ACL.
         A deleted source starts again (`new`) with revision numbers after the deleted ones.
+        `owner` (the ingesting user) is recorded when the source is created, never changed.
         """
         with self.write() as c:
             row = c.execute(SQL_SOURCE, (tenant, source_id)).fetchone()
@@ -349,7 +363,7 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
             if row is None:
                 if acl is None:
                     raise StoreError(f"source {source_id!r} is new and needs an ACL")
-                c.execute(SQL_INSERT_SOURCE, (tenant, source_id, json.dumps(list(acl)), at))
+                c.execute(SQL_INSERT_SOURCE, (tenant, source_id, json.dumps(list(acl)), at, owner))
                 status = IngestStatus.NEW
             elif acl is not None and tuple(json.loads(row[2])) != tuple(acl):
                 c.execute(SQL_SET_ACL, (json.dumps(list(acl)), tenant, source_id))
@@ -393,7 +407,7 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
         with self.write() as c:
             c.execute(SQL_INSERT_QUARANTINE, (
                 tenant, record.source_id, record.path, record.sha256, record.size,
-                record.reason, record.detail, record.at,
+                record.reason, record.detail, record.at, record.owner,
             ))
 
     # ---- maintenance --------------------------------------------------------------

@@ -77,7 +77,7 @@ CREATE INDEX review_queue_next ON review_queue (tenant, state, hard DESC, due_at
 """
 
 SQL_INSERT_RUN = ("INSERT INTO extraction_runs (tenant, run_id, case_id, schema_name, schema_digest, "
-                  "extractor, docs, created_at) VALUES (?,?,?,?,?,?,?,?)")
+                  "extractor, docs, created_at, checks) VALUES (?,?,?,?,?,?,?,?,?)")
 _RECORD_INSERT = (
     "INSERT INTO field_records (tenant, case_id, field, run_id, schema_name, extractor_version, "
     "status, outcome, reason, confidence, source_ids, record, updated_at) "
@@ -98,7 +98,7 @@ SQL_UPSERT_RECORD = _RECORD_INSERT + (
 SQL_REPLACE_RECORD = _RECORD_INSERT
 SQL_RECORDS_OF_CASE = ("SELECT record FROM field_records WHERE tenant=? AND case_id=? ORDER BY rowid")
 SQL_RECORD = "SELECT record FROM field_records WHERE tenant=? AND case_id=? AND field=?"
-SQL_RUN = ("SELECT run_id, case_id, schema_name, schema_digest, extractor, docs, created_at "
+SQL_RUN = ("SELECT run_id, case_id, schema_name, schema_digest, extractor, docs, created_at, checks "
            "FROM extraction_runs WHERE tenant=? AND run_id=?")
 SQL_ENQUEUE = (
     "INSERT OR IGNORE INTO review_queue (tenant, case_id, source_id, revision_id, doc_sha256, field, "

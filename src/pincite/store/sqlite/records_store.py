@@ -87,7 +87,8 @@ class RecordTables:
         with self.write() as c:
             c.execute(SQL_INSERT_RUN, (
                 tenant, run["run_id"], run["case_id"], run["schema_name"], run["schema_digest"],
-                json.dumps(run["extractor"], sort_keys=True), docs, at))
+                json.dumps(run["extractor"], sort_keys=True), docs, at,
+                None if run.get("checks") is None else json.dumps(run["checks"], sort_keys=True)))
             for r in records:
                 c.execute(SQL_UPSERT_RECORD, (
                     *record_row(tenant, run["case_id"], r, set(run.get("source_ids", ())), at,
@@ -118,7 +119,8 @@ class RecordTables:
         if row is None:
             return None
         return {"run_id": row[0], "case_id": row[1], "schema_name": row[2], "schema_digest": row[3],
-                "extractor": json.loads(row[4]), "docs": json.loads(row[5]), "created_at": row[6]}
+                "extractor": json.loads(row[4]), "docs": json.loads(row[5]), "created_at": row[6],
+                "checks": None if row[7] is None else json.loads(row[7])}
 
     def review_items(self, tenant: str) -> list[dict[str, Any]]:
         """Return every review item of a tenant, oldest first (no ACL applied: callers filter)."""

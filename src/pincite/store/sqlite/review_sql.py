@@ -198,7 +198,7 @@ SQL_SET_SETTING = (
 # What the threshold chooser needs besides labels: the confidences of extracted values
 # (present or conflicting records) per field and extractor version, and the span of runs.
 SQL_FIELD_CONFIDENCES = (
-    "SELECT field, extractor_version, confidence, outcome, record FROM field_records "
+    "SELECT field, extractor_version, confidence, outcome, record, source_ids FROM field_records "
     "WHERE tenant=? ORDER BY case_id, field"
 )
 SQL_RUN_SPAN = "SELECT min(created_at), max(created_at), count(*) FROM extraction_runs WHERE tenant=?"

@@ -297,16 +297,17 @@ class ReviewTables:
                 c.execute(SQL_SET_SETTING, (tenant, k, json.dumps(v), at))
 
     def field_confidences(self, tenant: str) -> list[dict[str, Any]]:
-        """Return (field, extractor version, confidence, outcome before review) of every
-        stored record that carries a value (present or conflicting)."""
+        """Return (field, extractor version, confidence, outcome before review, the source
+        ids it rests on) of every stored record that carries a value (present or conflicting)."""
         out = []
-        for f, ver, conf, outcome, rec in self.conn.execute(SQL_FIELD_CONFIDENCES, (tenant,)):
+        for f, ver, conf, outcome, rec, srcs in self.conn.execute(SQL_FIELD_CONFIDENCES, (tenant,)):
             r = json.loads(rec)
             before = (r.get("review") or {}).get("candidate") or r
             if before.get("status") == "absent" or conf is None:
                 continue
             out.append({"field": f, "extractor_version": ver, "confidence": float(conf),
-                        "outcome": before.get("outcome", outcome)})
+                        "outcome": before.get("outcome", outcome),
+                        "source_ids": json.loads(srcs)})
         return out
 
     def all_field_records(self, tenant: str) -> list[tuple[str, list[str], dict[str, Any]]]:

@@ -1,0 +1,83 @@
+"""A reviewer's correction passes the checks an extracted value passes (issue 14, class
+13): the field's type, its range and the schema's postconditions; otherwise it is refused
+and nothing is stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pincite
+from pincite.errors import InvalidCorrection
+from pincite.extract.run import run_extraction
+from pincite.extract.schema import load_schema
+from pincite.review.queue import ReviewQueue
+from tests.commands import invoke
+from tests.corpus import TENDER_DOCS, tender_library
+from tests.review.queues import ANA, strict_schema
+
+MONEY = "economic_solvency.min_annual_turnover"  # hard, money
+PERCENT = "guarantee.definitive"                 # hard, percent, max 10
+COUNT = "technical_solvency.min_similar_contracts"  # number; the test adds `<= 5`
+
+
+def _library(tmp_path: Path):
+    lib = tender_library(tmp_path / "s")
+    path = strict_schema(tmp_path)
+    text = path.read_text(encoding="utf-8").replace(
+        "postconditions:\n", f"postconditions:\n  - check: {COUNT} <= 5\n"
+        "    message: at most five similar contracts\n", 1)
+    path.write_text(text, encoding="utf-8")
+    run_extraction(lib.store, ANA, load_schema(path), TENDER_DOCS, route=False)
+    return lib
+
+
+def _claim(q: ReviewQueue, field: str) -> tuple[dict, str]:
+    it = q.next(field=field)
+    assert it is not None and it["field"] == field, field
+    words = it["evidence"][0]["quote"].split()
+    return it, " ".join(words[: min(6, len(words))])
+
+
+def test_a_correction_that_fails_type_range_or_postcondition_is_refused(tmp_path):
+    lib = _library(tmp_path)
+    q = ReviewQueue(lib.store, ANA)
+    cases = [(MONEY, "banana", "type:money"),
+             (MONEY, {"amount": float("nan"), "currency": "EUR"}, "not_finite"),
+             (PERCENT, {"percent": 50}, "max:10"),
+             (COUNT, 50, f"postcondition:{COUNT} <= 5")]
+    for field, bad, code in cases:
+        it, quote = _claim(q, field)
+        before = lib.store.field_record("demo", it["case_id"], field)
+        with pytest.raises(InvalidCorrection, match=code.replace("<", r"\<")) as err:
+            q.decide(it["id"], "correct", value=bad, quote=quote)
+        assert field in err.value.message and "--value" in err.value.message
+        assert lib.store.field_record("demo", it["case_id"], field) == before
+        assert q.item(it["id"])["state"] == "open"  # still claimed, not decided
+        q.release(it["id"])
+    good = {MONEY: {"amount": 250000.0, "currency": "EUR"}, PERCENT: {"percent": 5}, COUNT: 3}
+    for field, value in good.items():
+        it, quote = _claim(q, field)
+        q.decide(it["id"], "correct", value=value, quote=quote)
+        rec = lib.store.field_record("demo", it["case_id"], field)
+        assert rec["value"] == value and rec["reason"] == "reviewer_corrected"
+    lib.close()
+
+
+def test_review_decide_refuses_banana_on_a_money_field(tmp_path):
+    lib = _library(tmp_path)
+    it, quote = _claim(ReviewQueue(lib.store, ANA), MONEY)
+    before = lib.store.field_record("demo", it["case_id"], MONEY)
+    lib.close()
+    who = ("--as", "demo:ana:analysts")
+    bad = invoke("review", "decide", str(it["id"]), "--decision", "correct", "--value", '"banana"',
+                 "--quote", quote, *who, store=tmp_path / "s")
+    assert bad.returncode == 2 and "type:money" in bad.stderr and "Traceback" not in bad.stderr
+    listed = invoke("review", "list", "--json", *who, store=tmp_path / "s")
+    (mine,) = [i for i in json.loads(listed.stdout) if i["id"] == it["id"]]
+    assert mine["state"] == "open"
+    lib = pincite.open(tmp_path / "s")
+    assert lib.store.field_record("demo", it["case_id"], MONEY) == before  # nothing stored
+    lib.close()

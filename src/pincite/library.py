@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from datetime import datetime
@@ -13,7 +14,15 @@ from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
 from .extract.records import records_json
 from .limits import Limits
-from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
+from .model import (
+    Citation,
+    Principal,
+    Revision,
+    Source,
+    TextLayer,
+    check_source_id,
+    parse_acl_entry,
+)
 from .review.calibration import ThresholdRow, format_table, seed_worked_example
 from .sources.ingest import Ingestor, IngestResult, reparse_revision
 from .store import QuarantineRecord, open_store
@@ -49,7 +58,8 @@ def open_library(url: str | Path) -> Library:
 def walk_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[Path, str]]:
     """Yield (file, default source id) for each input; directories are walked in name order.
 
-    The source id is the file's path relative to the directory given, or its name. Hidden
+    The source id is the file's path relative to the directory given, or its name, in
+    Unicode NFC (file systems may hand names back decomposed). Hidden
     files and the paths matched by the glob patterns of a `.pinciteignore` file in the
     directory given (one per line, `#` comments) are skipped.
     """
@@ -64,9 +74,9 @@ def walk_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[Path, str]]:
                 if any(rel.match(pat) or rel.as_posix().startswith(pat.rstrip("/") + "/")
                        for pat in ignore):
                     continue
-                yield f, rel.as_posix()
+                yield f, unicodedata.normalize("NFC", rel.as_posix())
         elif path.is_file():
-            yield path, path.name
+            yield path, unicodedata.normalize("NFC", path.name)
         else:
             raise UsageError(f"{path} does not exist")
 
@@ -115,6 +125,14 @@ class Library:
         inputs = list(walk_inputs(paths))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
+        if source_id is not None:
+            check_source_id(source_id)
+        for f, default_id in inputs if source_id is None else ():
+            try:  # every name is checked before anything is stored
+                check_source_id(default_id)
+            except UsageError as exc:
+                raise UsageError(f"file {str(f)!r}: {exc.message} (rename the file, or list it in "
+                                 f".pinciteignore)") from None
         results = []
         with ExitStack() as stack:
             keep = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=acl,

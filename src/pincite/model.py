@@ -12,6 +12,7 @@ Pages are 1-based.
 from __future__ import annotations
 
 import re
+import unicodedata
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -20,8 +21,6 @@ from itertools import chain
 from typing import Any
 
 from .errors import InvalidCitation, UsageError
-
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 MEDIA_TYPES = {
     "pdf": "application/pdf",
@@ -36,13 +35,83 @@ MEDIA_TYPES = {
 Box = tuple[float, float, float, float]
 
 
+# Names (tenants, users, groups, source ids): one policy, checked over the whole string
+# (never a `$` anchor, which matches before a trailing newline) and written down in
+# docs/concepts.md, "Names": NFC; no control, format (bidi, zero-width, tag), other
+# invisible, surrogate, private-use or unassigned characters; no space but U+0020.
+NAME_MAX = 64
+SOURCE_ID_MAX = 512
+_NAME_PUNCT = frozenset("_.-")
+_IGNORABLE = frozenset(
+    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
+    + list(range(0x180B, 0x1810)) + list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0)))
+_CATEGORY_WORDS = {
+    "Cc": "control character", "Cf": "invisible format character (bidi control, zero-width "
+    "or tag character)", "Cs": "surrogate (undecodable byte)", "Co": "private-use character",
+    "Cn": "unassigned code point", "Zl": "line separator", "Zp": "paragraph separator",
+    "Zs": "space other than U+0020",
+}
+
+
+def text_problem(value: str) -> str | None:
+    """Return why `value` breaks the Unicode policy of names (None when it keeps it)."""
+    for ch in value:
+        cat = unicodedata.category(ch)
+        if cat in _CATEGORY_WORDS and ch != " ":
+            return f"contains a {_CATEGORY_WORDS[cat]} (U+{ord(ch):04X})"
+        if ord(ch) in _IGNORABLE:
+            return f"contains an invisible character (U+{ord(ch):04X})"
+    if not unicodedata.is_normalized("NFC", value):
+        return (f"is not in Unicode NFC form: write it as "
+                f"{unicodedata.normalize('NFC', value)!r}")
+    return None
+
+
 def check_name(kind: str, value: str) -> str:
     """Return `value` if it is a valid tenant/user/group name, else raise UsageError."""
-    if not NAME_RE.match(value or ""):
-        raise UsageError(
-            f"invalid {kind} name {value!r}: use 1-64 letters, digits, '_', '.' or '-'"
-        )
+    hint = (f"use 1-{NAME_MAX} letters, digits, '_', '.' or '-', starting with a letter or "
+            f"digit")
+    if not isinstance(value, str) or not value:
+        raise UsageError(f"invalid {kind} name {value!r}: {hint}")
+    problem = text_problem(value)
+    if problem is None and len(value) > NAME_MAX:
+        problem = f"is {len(value)} characters long"
+    if problem is None and not _name_char(value[0], first=True):
+        problem = f"starts with {value[0]!r}"
+    if problem is None:
+        bad = next((ch for ch in value if not _name_char(ch, first=False)), None)
+        if bad is not None:
+            problem = f"contains {bad!r}"
+    if problem is not None:
+        raise UsageError(f"invalid {kind} name {value!r}: it {problem}; {hint}")
     return value
+
+
+def _name_char(ch: str, *, first: bool) -> bool:
+    cat = unicodedata.category(ch)
+    if cat[0] == "L" or cat == "Nd":
+        return True
+    return not first and (cat[0] == "M" or ch in _NAME_PUNCT)
+
+
+def check_source_id(source_id: str) -> str:
+    """Return `source_id` if usable as a source id, else raise UsageError."""
+    hint = (f"1-{SOURCE_ID_MAX} visible characters in NFC, spaces only inside, "
+            f"not ending in @r<digits>")
+    problem = None
+    if not isinstance(source_id, str) or not source_id:
+        problem = "is empty"
+    elif len(source_id) > SOURCE_ID_MAX:
+        problem = f"is {len(source_id)} characters long"
+    else:
+        problem = text_problem(source_id)
+    if problem is None and source_id != source_id.strip(" "):
+        problem = "starts or ends with a space"
+    if problem is None and re.fullmatch(r".*@r[0-9]+", source_id, re.S):
+        problem = "ends like a revision (@r<digits>), so SOURCE@REV would be ambiguous"
+    if problem is not None:
+        raise UsageError(f"invalid source id {source_id!r}: it {problem}; use {hint}")
+    return source_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +121,12 @@ class Principal:
     tenant: str
     subject: str
     groups: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_name("tenant", self.tenant)
+        check_name("user", self.subject)
+        for g in self.groups:
+            check_name("group", g)
 
     @classmethod
     def parse(cls, text: str) -> Principal:
@@ -75,7 +150,7 @@ class Principal:
 
 def parse_acl_entry(entry: str) -> str:
     """Return the canonical form of one ACL entry (`user:NAME`, `group:NAME` or `*`)."""
-    entry = (entry or "").strip()
+    entry = (entry or "").strip(" ")  # spaces only: a newline or tab is refused below
     if entry == "*":
         return entry
     kind, _, name = entry.partition(":")

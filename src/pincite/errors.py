@@ -14,6 +14,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── GenerationInvalid (409)       an index generation failed its integrity check
     ├── StoreError (500)              the store is damaged or cannot be opened
     │   ├── SchemaTooNew (500)        the store was written by a newer pincite
+    │   ├── StoreDamaged (500)        the database file is damaged (`fsck` reports it)
     │   └── StoreBusy (503)           another writer holds the store past the timeout
     ├── ParseFailure (422)            bytes refused by inspection, a container check, a parser
     │                                 or the sandbox; `reason` is a `QuarantineReason`
@@ -115,6 +116,18 @@ class SchemaTooNew(StoreError):
             f"store schema version {found} is newer than this pincite supports ({supported}); "
             "upgrade pincite to open it"
         )
+
+
+class StoreDamaged(StoreError):
+    """The database file cannot be read (a damaged page, not a database at all)."""
+
+    code = "store_damaged"
+
+    def __init__(self, path: Path | str, detail: str) -> None:
+        super().__init__(f"the database {path} is damaged ({detail}): run `pincite fsck` to "
+                         "list the damage, then restore the store from a backup")
+        self.path = str(path)
+        self.detail = detail
 
 
 class StoreBusy(StoreError):

@@ -13,7 +13,7 @@ from .cite.resolve import resolve_doc, visible_source
 from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
 from .extract.records import records_json
-from .limits import Limits
+from .limits import Limits, load_json
 from .model import (
     Citation,
     Principal,
@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 
 # The facade, and what the CLI and the review page render: they import only this module.
 __all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
-           "QuarantineRecord", "ThresholdRow", "format_table", "open_library", "records_json",
+           "QuarantineRecord", "ThresholdRow", "format_table", "load_json", "open_library",
+           "records_json",
            "seed_worked_example", "walk_inputs"]
 
 

@@ -45,12 +45,10 @@ _NAME_PUNCT = frozenset("_.-")
 _IGNORABLE = frozenset(
     [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
     + list(range(0x180B, 0x1810)) + list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0)))
-_CATEGORY_WORDS = {
-    "Cc": "control character", "Cf": "invisible format character (bidi control, zero-width "
-    "or tag character)", "Cs": "surrogate (undecodable byte)", "Co": "private-use character",
-    "Cn": "unassigned code point", "Zl": "line separator", "Zp": "paragraph separator",
-    "Zs": "space other than U+0020",
-}
+_CATEGORY_WORDS = {"Cc": "control character", "Cf": "invisible format character (bidi control, "
+                   "zero-width or tag character)", "Cs": "surrogate (undecodable byte)",
+                   "Co": "private-use character", "Cn": "unassigned code point",
+                   "Zl": "line separator", "Zp": "paragraph separator", "Zs": "space but U+0020"}
 
 
 def text_problem(value: str) -> str | None:
@@ -112,6 +110,26 @@ def check_source_id(source_id: str) -> str:
     if problem is not None:
         raise UsageError(f"invalid source id {source_id!r}: it {problem}; use {hint}")
     return source_id
+
+
+# Numbers from outside (CLI options, JSON input, settings, leases, URL paths) pass one check:
+# finite, in bounds, an integer where one is meant; a row id fits SQLite's 64 bits.
+ROW_ID_MAX = 2**63 - 1
+
+
+def check_number(what: str, value: Any, lo: float, hi: float, *, integer: bool = False,
+                 error: type[UsageError] = UsageError) -> Any:
+    """Return `value` if it is a finite number in [lo, hi] (an int when `integer`), else
+    raise `error` naming the bounds (never a crash on nan, inf or a huge integer)."""
+    kinds = int if integer else (int, float)
+    if (isinstance(value, kinds) and not isinstance(value, bool)
+            and lo <= value <= hi):  # nan compares false, inf exceeds a finite bound
+        return value
+    shown = ("a number too large to show" if isinstance(value, int) and value.bit_length() > 64
+             else repr(value) if isinstance(value, int | float | str) else type(value).__name__)
+    lo_, hi_ = (str(x) if isinstance(x, int) else f"{x:g}" for x in (lo, hi))
+    kind = "an integer" if integer else "a finite number"
+    raise error(f"{what} must be {kind} from {lo_} to {hi_}, not {shown[:40]}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,20 +417,22 @@ class Citation:
         missing = [k for k in ("doc_id", "char_start", "char_end", "quote") if k not in d]
         if missing:
             raise InvalidCitation(f"provenance entry lacks {', '.join(missing)}")
-        try:
-            cs, ce = int(d["char_start"]), int(d["char_end"])
-        except (TypeError, ValueError) as exc:
-            raise InvalidCitation("char_start and char_end must be integers") from exc
+        cs, ce = (check_number(k, d[k], 0, ROW_ID_MAX, integer=True, error=InvalidCitation)
+                  for k in ("char_start", "char_end"))
         if not isinstance(d["quote"], str) or not isinstance(d["doc_id"], str):
             raise InvalidCitation("doc_id and quote must be strings")
-        bbox = d.get("bbox")
+        if d.get("page") is not None:
+            check_number("page", d["page"], 1, 10**6, integer=True, error=InvalidCitation)
+        if (bbox := d.get("bbox")) is not None and not (isinstance(bbox, list) and len(bbox) == 4):
+            raise InvalidCitation("bbox must be a list of four numbers [x0, top, x1, bottom]")
         return cls(
             doc_id=d["doc_id"],
             doc_sha256=str(d.get("doc_sha256") or ""),
             text_layer=str(d.get("text_layer") or ""),
             locator=str(d.get("locator") or ""),
             page=d.get("page"),
-            bbox=tuple(float(x) for x in bbox) if bbox else None,  # type: ignore[arg-type]
+            bbox=tuple(float(check_number("bbox", x, -1e9, 1e9, error=InvalidCitation))
+                       for x in bbox) if bbox else None,  # type: ignore[arg-type]
             char_start=cs,
             char_end=ce,
             quote=d["quote"],

@@ -28,13 +28,23 @@ from typing import Any
 from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
 from ..errors import NotFound, PinciteError, QuoteNotFound, ReviewConflict, UsageError
-from ..model import Clock, Principal, acl_allows, split_doc_id, timestamp, utc_now
+from ..model import (
+    ROW_ID_MAX,
+    Clock,
+    Principal,
+    acl_allows,
+    check_number,
+    split_doc_id,
+    timestamp,
+    utc_now,
+)
 from ..store import QueueEntry, StampRule, Store
 from ..vocab import ReviewDecision, ReviewState
 from .decisions import reviewed_record
 from .items import review_item
 
 DEFAULT_LEASE_SECONDS = 900.0
+MAX_LEASE_SECONDS = 7 * 86400.0  # also the longest rubber-stamp time
 DEFAULT_SETTINGS: dict[str, Any] = {
     "audit_fraction": 0.0,   # share of SHOW records queued as sample_audit
     "stamp_run": 5,          # a rubber stamp: this many accepts in a row …
@@ -92,6 +102,11 @@ def sample_audit_selector(store: Store, tenant: str) -> Callable[[QueueEntry], b
     return lambda q: audit_draw(tenant, q.source_id, q.doc_sha256, q.field) < fraction
 
 
+def _item_id(value: Any) -> int:
+    """Return an item or incident id from outside, checked (SQLite holds 64-bit ids)."""
+    return int(check_number("a review item or incident id", value, 1, ROW_ID_MAX, integer=True))
+
+
 class ReviewQueue:
     """The queue of one tenant as seen and worked by one principal."""
 
@@ -137,7 +152,7 @@ class ReviewQueue:
 
     def item(self, item_id: int) -> dict[str, Any]:
         """Return one item; NotFound when it does not exist or the principal may not see it."""
-        it = self.store.review_item(self.principal.tenant, int(item_id))
+        it = self.store.review_item(self.principal.tenant, _item_id(item_id))
         if it is None or not self._visible(it):
             raise NotFound("review item", str(item_id))
         return review_item(it, claim_live=(it["state"] == ReviewState.OPEN and bool(it["claimed_by"])
@@ -149,8 +164,7 @@ class ReviewQueue:
              ) -> dict[str, Any] | None:
         """Claim the next item for this reviewer (their own live claim first, renewed),
         hard first, nearest deadline, oldest; None when the queue holds nothing for them."""
-        if lease <= 0:
-            raise UsageError("the lease must be a positive number of seconds")
+        check_number("the lease (seconds)", lease, 1e-3, MAX_LEASE_SECONDS)
         t = self.clock()
         visible = visible_source_ids(self.store, self.principal)
         it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
@@ -248,7 +262,7 @@ class ReviewQueue:
 
     def clear_incident(self, incident_id: int) -> None:
         """Clear an open incident: its labels count for calibration again."""
-        if not self.store.clear_review_incident(self.principal.tenant, int(incident_id),
+        if not self.store.clear_review_incident(self.principal.tenant, _item_id(incident_id),
                                                 self.reviewer, self.now()):
             raise NotFound("open incident", str(incident_id))
 
@@ -260,16 +274,14 @@ class ReviewQueue:
         """Change the tenant's review settings; return them."""
         values: dict[str, Any] = {}
         if audit_fraction is not None:
-            if not 0.0 <= audit_fraction <= 1.0:
-                raise UsageError("the audit fraction is a number from 0 to 1")
+            check_number("the audit fraction", audit_fraction, 0.0, 1.0)
             values["audit_fraction"] = float(audit_fraction)
         if stamp_run is not None:
-            if stamp_run < 0:
-                raise UsageError("the rubber-stamp run is a count (0 turns the check off)")
+            check_number("the rubber-stamp run (0 turns the check off)", stamp_run, 0, 10**6,
+                         integer=True)
             values["stamp_run"] = int(stamp_run)
         if stamp_seconds is not None:
-            if stamp_seconds < 0:
-                raise UsageError("the rubber-stamp time is a number of seconds")
+            check_number("the rubber-stamp time (seconds)", stamp_seconds, 0.0, MAX_LEASE_SECONDS)
             values["stamp_seconds"] = float(stamp_seconds)
         if values:
             self.store.set_review_settings(self.principal.tenant, values, self.now())

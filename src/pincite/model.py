@@ -67,21 +67,16 @@ def text_problem(value: str) -> str | None:
 
 def check_name(kind: str, value: str) -> str:
     """Return `value` if it is a valid tenant/user/group name, else raise UsageError."""
-    hint = (f"use 1-{NAME_MAX} letters, digits, '_', '.' or '-', starting with a letter or "
-            f"digit")
     if not isinstance(value, str) or not value:
-        raise UsageError(f"invalid {kind} name {value!r}: {hint}")
-    problem = text_problem(value)
-    if problem is None and len(value) > NAME_MAX:
+        problem: str | None = "is empty"
+    elif len(value) > NAME_MAX:
         problem = f"is {len(value)} characters long"
-    if problem is None and not _name_char(value[0], first=True):
-        problem = f"starts with {value[0]!r}"
-    if problem is None:
-        bad = next((ch for ch in value if not _name_char(ch, first=False)), None)
-        if bad is not None:
-            problem = f"contains {bad!r}"
+    elif not (problem := text_problem(value)):
+        bad = next((c for i, c in enumerate(value) if not _name_char(c, first=i == 0)), None)
+        problem = None if bad is None else f"contains {bad!r}"
     if problem is not None:
-        raise UsageError(f"invalid {kind} name {value!r}: it {problem}; {hint}")
+        raise UsageError(f"invalid {kind} name {value!r}: it {problem}; use 1-{NAME_MAX} "
+                         "letters, digits, '_', '.' or '-', starting with a letter or digit")
     return value
 
 

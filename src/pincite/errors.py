@@ -19,6 +19,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── SchemaTooNew (500)        the store was written by a newer pincite
     │   ├── StoreMissing (404)        no store at the path a read names (only ingest creates)
     │   ├── NotAStore (400)           the store path is a file, or cannot be a directory
+    │   ├── StoreDamaged (500)        the database file is damaged (`fsck` reports it)
     │   └── StoreBusy (503)           another writer holds the store past the timeout
     ├── ParseFailure (422)            bytes refused by inspection, a container check, a parser
     │                                 or the sandbox; `reason` is a `QuarantineReason`
@@ -169,6 +170,16 @@ class NotAStore(StoreError):
     def __init__(self, path: str | Path, why: str) -> None:
         super().__init__(f"{path} cannot be a pincite store: {why}; give --store a directory")
         self.path = str(path)
+class StoreDamaged(StoreError):
+    """The database file cannot be read (a damaged page, not a database at all)."""
+
+    code = "store_damaged"
+
+    def __init__(self, path: Path | str, detail: str) -> None:
+        super().__init__(f"the database {path} is damaged ({detail}): run `pincite fsck` to "
+                         "list the damage, then restore the store from a backup")
+        self.path = str(path)
+        self.detail = detail
 
 
 class StoreBusy(StoreError):

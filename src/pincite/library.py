@@ -12,8 +12,16 @@ from .cite.resolve import administered_source, resolve_doc, visible_quarantine, 
 from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
 from .extract.records import records_json
-from .limits import Limits
-from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
+from .limits import Limits, load_json
+from .model import (
+    Citation,
+    Principal,
+    Revision,
+    Source,
+    TextLayer,
+    check_source_id,
+    parse_acl_entry,
+)
 from .review.calibration import ThresholdRow, format_table, seed_worked_example
 from .sources.acquire import walk_inputs
 from .sources.ingest import Ingestor, IngestResult, reparse_revision
@@ -38,7 +46,8 @@ if TYPE_CHECKING:
 
 # The facade, and what the CLI and the review page render: they import only this module.
 __all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
-           "QuarantineRecord", "ThresholdRow", "format_table", "open_library", "records_json",
+           "QuarantineRecord", "ThresholdRow", "format_table", "load_json", "open_library",
+           "records_json",
            "seed_worked_example", "walk_inputs"]
 
 
@@ -86,6 +95,14 @@ class Library:
         inputs = list(walk_inputs(paths, follow_links=follow_links))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
+        if source_id is not None:
+            check_source_id(source_id)
+        for item in inputs if source_id is None else ():
+            try:  # every name is checked before anything is stored
+                check_source_id(item.source_id)
+            except UsageError as exc:
+                raise UsageError(f"file {str(item.path)!r}: {exc.message} (rename the file, or "
+                                 f"list it in .pinciteignore)") from None
         results = []
         with ExitStack() as stack:
             keep = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=acl,

@@ -1,8 +1,20 @@
-"""Resource limits for untrusted input: what a single ingest may cost."""
+"""Resource limits for untrusted input: what a single ingest may cost, and how big and
+deep a JSON value from outside (verify input, a corrected value, a request body) may be."""
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from dataclasses import dataclass
+from typing import Any
+
+from .errors import UsageError
+
+MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 100
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_JSON_NESTING = re.compile(r"[\[\]{}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,3 +36,36 @@ class Limits:
     parse_seconds: float = 120.0
     parse_cpu_seconds: int = 300
     parse_memory_bytes: int = 3 * 1024 * 1024 * 1024
+
+
+def load_json(raw: str | bytes, what: str, *, max_bytes: int = MAX_JSON_BYTES,
+              max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Return the JSON value in `raw`, else raise UsageError: not JSON, over `max_bytes`,
+    nested deeper than `max_depth` (measured before parsing, so no recursion blows up),
+    or holding a number that is not finite (`NaN`, `Infinity`, `1e400`)."""
+    if len(raw) > max_bytes:
+        raise UsageError(f"{what} is {len(raw)} bytes, over the {max_bytes}-byte limit")
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} is not UTF-8 text") from None
+    depth = 0
+    for m in _JSON_NESTING.finditer(_JSON_STRING.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > max_depth:
+            raise UsageError(f"{what} nests deeper than {max_depth} levels: flatten it")
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except ValueError as exc:  # JSONDecodeError, or an integer of over 4300 digits
+        raise UsageError(f"{what} is not usable JSON: {str(exc)[:120]}") from None
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a number JSON allows")

@@ -12,6 +12,7 @@ Pages are 1-based.
 from __future__ import annotations
 
 import re
+import unicodedata
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -21,8 +22,6 @@ from typing import Any
 
 from .errors import InvalidCitation, UsageError
 from .vocab import Role
-
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 MEDIA_TYPES = {
     "pdf": "application/pdf",
@@ -37,13 +36,96 @@ MEDIA_TYPES = {
 Box = tuple[float, float, float, float]
 
 
+# Names (tenants, users, groups, source ids): one policy, checked over the whole string
+# (never a `$` anchor, which matches before a trailing newline) and written down in
+# docs/concepts.md, "Names": NFC; no control, format (bidi, zero-width, tag), other
+# invisible, surrogate, private-use or unassigned characters; no space but U+0020.
+NAME_MAX = 64
+SOURCE_ID_MAX = 512
+_NAME_PUNCT = frozenset("_.-")
+_IGNORABLE = frozenset(
+    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
+    + list(range(0x180B, 0x1810)) + list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0)))
+_CATEGORY_WORDS = {"Cc": "control character", "Cf": "invisible format character (bidi control, "
+                   "zero-width or tag character)", "Cs": "surrogate (undecodable byte)",
+                   "Co": "private-use character", "Cn": "unassigned code point",
+                   "Zl": "line separator", "Zp": "paragraph separator", "Zs": "space but U+0020"}
+
+
+def text_problem(value: str) -> str | None:
+    """Return why `value` breaks the Unicode policy of names (None when it keeps it)."""
+    for ch in value:
+        cat = unicodedata.category(ch)
+        if cat in _CATEGORY_WORDS and ch != " ":
+            return f"contains a {_CATEGORY_WORDS[cat]} (U+{ord(ch):04X})"
+        if ord(ch) in _IGNORABLE:
+            return f"contains an invisible character (U+{ord(ch):04X})"
+    if not unicodedata.is_normalized("NFC", value):
+        return (f"is not in Unicode NFC form: write it as "
+                f"{unicodedata.normalize('NFC', value)!r}")
+    return None
+
+
 def check_name(kind: str, value: str) -> str:
     """Return `value` if it is a valid tenant/user/group name, else raise UsageError."""
-    if not NAME_RE.match(value or ""):
-        raise UsageError(
-            f"invalid {kind} name {value!r}: use 1-64 letters, digits, '_', '.' or '-'"
-        )
+    if not isinstance(value, str) or not value:
+        problem: str | None = "is empty"
+    elif len(value) > NAME_MAX:
+        problem = f"is {len(value)} characters long"
+    elif not (problem := text_problem(value)):
+        bad = next((c for i, c in enumerate(value) if not _name_char(c, first=i == 0)), None)
+        problem = None if bad is None else f"contains {bad!r}"
+    if problem is not None:
+        raise UsageError(f"invalid {kind} name {value!r}: it {problem}; use 1-{NAME_MAX} "
+                         "letters, digits, '_', '.' or '-', starting with a letter or digit")
     return value
+
+
+def _name_char(ch: str, *, first: bool) -> bool:
+    cat = unicodedata.category(ch)
+    if cat[0] == "L" or cat == "Nd":
+        return True
+    return not first and (cat[0] == "M" or ch in _NAME_PUNCT)
+
+
+def check_source_id(source_id: str) -> str:
+    """Return `source_id` if usable as a source id, else raise UsageError."""
+    hint = (f"1-{SOURCE_ID_MAX} visible characters in NFC, spaces only inside, "
+            f"not ending in @r<digits>")
+    problem = None
+    if not isinstance(source_id, str) or not source_id:
+        problem = "is empty"
+    elif len(source_id) > SOURCE_ID_MAX:
+        problem = f"is {len(source_id)} characters long"
+    else:
+        problem = text_problem(source_id)
+    if problem is None and source_id != source_id.strip(" "):
+        problem = "starts or ends with a space"
+    if problem is None and re.fullmatch(r".*@r[0-9]+", source_id, re.S):
+        problem = "ends like a revision (@r<digits>), so SOURCE@REV would be ambiguous"
+    if problem is not None:
+        raise UsageError(f"invalid source id {source_id!r}: it {problem}; use {hint}")
+    return source_id
+
+
+# Numbers from outside (CLI options, JSON input, settings, leases, URL paths) pass one check:
+# finite, in bounds, an integer where one is meant; a row id fits SQLite's 64 bits.
+ROW_ID_MAX = 2**63 - 1
+
+
+def check_number(what: str, value: Any, lo: float, hi: float, *, integer: bool = False,
+                 error: type[UsageError] = UsageError) -> Any:
+    """Return `value` if it is a finite number in [lo, hi] (an int when `integer`), else
+    raise `error` naming the bounds (never a crash on nan, inf or a huge integer)."""
+    kinds = int if integer else (int, float)
+    if (isinstance(value, kinds) and not isinstance(value, bool)
+            and lo <= value <= hi):  # nan compares false, inf exceeds a finite bound
+        return value
+    shown = ("a number too large to show" if isinstance(value, int) and value.bit_length() > 64
+             else repr(value) if isinstance(value, int | float | str) else type(value).__name__)
+    lo_, hi_ = (str(x) if isinstance(x, int) else f"{x:g}" for x in (lo, hi))
+    kind = "an integer" if integer else "a finite number"
+    raise error(f"{what} must be {kind} from {lo_} to {hi_}, not {shown[:40]}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +135,12 @@ class Principal:
     tenant: str
     subject: str
     groups: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_name("tenant", self.tenant)
+        check_name("user", self.subject)
+        for g in self.groups:
+            check_name("group", g)
 
     @classmethod
     def parse(cls, text: str) -> Principal:
@@ -76,7 +164,7 @@ class Principal:
 
 def parse_acl_entry(entry: str) -> str:
     """Return the canonical form of one ACL entry (`user:NAME`, `group:NAME` or `*`)."""
-    entry = (entry or "").strip()
+    entry = (entry or "").strip(" ")  # spaces only: a newline or tab is refused below
     if entry == "*":
         return entry
     kind, _, name = entry.partition(":")
@@ -341,20 +429,22 @@ class Citation:
         missing = [k for k in ("doc_id", "char_start", "char_end", "quote") if k not in d]
         if missing:
             raise InvalidCitation(f"provenance entry lacks {', '.join(missing)}")
-        try:
-            cs, ce = int(d["char_start"]), int(d["char_end"])
-        except (TypeError, ValueError) as exc:
-            raise InvalidCitation("char_start and char_end must be integers") from exc
+        cs, ce = (check_number(k, d[k], 0, ROW_ID_MAX, integer=True, error=InvalidCitation)
+                  for k in ("char_start", "char_end"))
         if not isinstance(d["quote"], str) or not isinstance(d["doc_id"], str):
             raise InvalidCitation("doc_id and quote must be strings")
-        bbox = d.get("bbox")
+        if d.get("page") is not None:
+            check_number("page", d["page"], 1, 10**6, integer=True, error=InvalidCitation)
+        if (bbox := d.get("bbox")) is not None and not (isinstance(bbox, list) and len(bbox) == 4):
+            raise InvalidCitation("bbox must be a list of four numbers [x0, top, x1, bottom]")
         return cls(
             doc_id=d["doc_id"],
             doc_sha256=str(d.get("doc_sha256") or ""),
             text_layer=str(d.get("text_layer") or ""),
             locator=str(d.get("locator") or ""),
             page=d.get("page"),
-            bbox=tuple(float(x) for x in bbox) if bbox else None,  # type: ignore[arg-type]
+            bbox=tuple(float(check_number("bbox", x, -1e9, 1e9, error=InvalidCitation))
+                       for x in bbox) if bbox else None,  # type: ignore[arg-type]
             char_start=cs,
             char_end=ce,
             quote=d["quote"],

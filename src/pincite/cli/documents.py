@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..vocab import IngestStatus
-from .context import emit, errors, library, out, principal
+from .context import emit, errors, library, out, principal, store_url
 from .options import AsOpt, JsonOpt, StoreOpt
 
 
@@ -285,19 +284,36 @@ def fsck(
 
     Example: pincite fsck --grace 60 --json
     """
-    with library(store) as lib:
-        report = lib.fsck(grace_seconds=grace)
-        if json_:
-            emit(report.to_dict())
+    from ..errors import StoreDamaged
+    from ..library import open_library
+    from ..model import check_number
+
+    with errors():
+        check_number("--grace (seconds)", grace, 0, 10 * 365 * 86400)
+        try:
+            lib = open_library(store_url(store))
+        except StoreDamaged as exc:  # damage is the report, not an error
+            report: dict[str, Any] = {
+                "ok": False, "revisions": 0, "blobs_checked": 0, "reclaimed": [],
+                "damage": [f"sqlite: the database cannot be read ({exc.detail})",
+                           "store: nothing checked or reclaimed until the database is "
+                           "restored from a backup"]}
         else:
-            typer.echo(f"{report.revisions} revisions, {report.blobs_checked} blobs checked")
-            for line in report.damage:
-                typer.echo(f"DAMAGE   {line}")
-            for line in report.reclaimed:
-                typer.echo(f"reclaimed {line}")
-            typer.echo("ok" if report.ok else "damaged")
-        if not report.ok:
-            raise typer.Exit(1)
+            try:
+                report = lib.fsck(grace_seconds=grace).to_dict()
+            finally:
+                lib.close()
+    if json_:
+        emit(report)
+    else:
+        typer.echo(f"{report['revisions']} revisions, {report['blobs_checked']} blobs checked")
+        for line in report["damage"]:
+            typer.echo(f"DAMAGE   {line}")
+        for line in report["reclaimed"]:
+            typer.echo(f"reclaimed {line}")
+        typer.echo("ok" if report["ok"] else "damaged")
+    if not report["ok"]:
+        raise typer.Exit(1)
 
 
 # ---- citations ---------------------------------------------------------------------------
@@ -316,6 +332,7 @@ def cite(
     Example: pincite cite tender.pdf --quote "450.000 €" --json
     """
     from ..errors import QuoteNotFound, UsageError
+    from ..library import load_json
 
     wanted = list(quote or [])
     with library(store) as lib:
@@ -324,11 +341,11 @@ def cite(
                 try:
                     for line in quotes.read_text(encoding="utf-8").splitlines():
                         if line.strip():
-                            q = json.loads(line)
+                            q = load_json(line, f"{quotes}")
                             if not isinstance(q, str):
                                 raise ValueError
                             wanted.append(q)
-                except (OSError, ValueError):
+                except (OSError, ValueError, UsageError):
                     raise UsageError(f"{quotes}: expected one JSON string per line") from None
         if not wanted:
             with errors():
@@ -382,7 +399,7 @@ def verify(
     Example: pincite cite doc.pdf --quote "…" --json > c.json && pincite verify c.json
     """
     from ..errors import UsageError
-    from ..library import Citation
+    from ..library import Citation, load_json
 
     with library(store) as lib, errors():
         try:
@@ -390,13 +407,13 @@ def verify(
         except OSError as exc:
             raise UsageError(f"cannot read {file}: {exc.strerror}") from None
         try:
-            data = json.loads(raw)
-        except ValueError:
+            data = load_json(raw, f"{file}")
+        except UsageError:
             # also accept JSON lines (what `cite --json` prints)
             try:
-                data = [json.loads(line) for line in raw.splitlines() if line.strip()]
-            except ValueError:
-                raise UsageError(f"{file} is not JSON") from None
+                data = [load_json(line, f"{file}") for line in raw.splitlines() if line.strip()]
+            except UsageError as exc:
+                raise UsageError(f"{exc.message} (give one JSON value, or JSON lines)") from None
         entries = [Citation.from_dict(e) for e in _entries(data)]
         if not entries:
             raise UsageError(f"{file} holds no provenance entries")

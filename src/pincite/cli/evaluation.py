@@ -106,8 +106,10 @@ def eval_robustness(
     Example: pincite eval robustness examples/ --hang 15 --json
     """
     from ..evals.robustness import run_robustness
+    from ..model import check_number
 
     with errors():
+        check_number("--hang (seconds)", hang, 0.001, 86400.0)
         result = run_robustness(dirs, store_url=store, hang_seconds=hang)
     if json_:
         emit(result)
@@ -138,8 +140,11 @@ def eval_scifact(
     Example: pincite eval scifact --data ../shared/data/scifact --split dev --json
     """
     from ..evals.scifact import run_scifact
+    from ..model import check_number
 
     with errors():
+        if limit is not None:
+            check_number("--limit", limit, 1, 10**9, integer=True)
         result = run_scifact(data, split=split, store_url=store, embedder=embedder,
                              limit_queries=limit)
     if json_:
@@ -165,8 +170,11 @@ def eval_ask_bipia(
     Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --json
     """
     from ..evals.bipia import run_ask_bipia
+    from ..model import check_number
 
     with errors():
+        if limit is not None:
+            check_number("--limit", limit, 1, 10**9, integer=True)
         result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit)
     if json_:
         emit(result)

@@ -293,8 +293,10 @@ def index_prune(
 
     Example: pincite index prune --keep 2
     """
+    from ..model import check_number
+
     with library(store) as lib:
         with errors():
-            dropped = lib.prune_index(keep)
+            dropped = lib.prune_index(check_number("--keep", keep, 0, 10**6, integer=True))
         emit({"dropped": dropped}) if json_ else typer.echo(
             f"dropped {', '.join(dropped) or 'nothing'}")

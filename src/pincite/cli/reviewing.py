@@ -36,7 +36,10 @@ def review_serve(
 
     Example: pincite review serve --port 8765 --as demo:ana:analysts
     """
+    from ..model import check_number
+
     with errors():
+        check_number("--port", port, 1, 65535, integer=True)
         try:
             import uvicorn
         except ImportError:
@@ -114,17 +117,12 @@ def review_decide(
     Example: pincite review decide 12 --decision correct --value '{"percent": 5}' \\
     --quote "garantía definitiva del 5 por ciento" --as demo:ana:analysts
     """
-    import json
-
-    from ..errors import UsageError
+    from ..library import load_json
 
     with errors():
         parsed = None
         if value is not None:
-            try:
-                parsed = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise UsageError(f"--value is not JSON: {exc.msg}") from None
+            parsed = load_json(value, "--value")
     with library(store) as lib:
         res = _queue(lib, as_).decide(item_id, decision, value=parsed, quote=quote, doc=doc,
                                       not_stated=not_stated)

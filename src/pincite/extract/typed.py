@@ -20,9 +20,9 @@ from ..facts.atomic import AtomicFact
 
 DURATION_UNITS = {"Y": "years", "M": "months", "W": "weeks", "D": "days"}
 TIME_UNITS = {"H": "hours", "M": "minutes"}
-_DUR_RE = re.compile(r"^P(?:(?P<n>[0-9]+(?:\.[0-9]+)?)(?P<u>[YMWD]))$|^PT(?P<tn>[0-9]+(?:\.[0-9]+)?)(?P<tu>[HM])$")
-_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-_DATETIME_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2})(?::[0-9]{2})?(.*)$")
+_DUR_RE = re.compile(r"^P(?:(?P<n>[0-9]+(?:\.[0-9]+)?)(?P<u>[YMWD]))\Z|^PT(?P<tn>[0-9]+(?:\.[0-9]+)?)(?P<tu>[HM])\Z")
+_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # \Z: `$` matches before a newline
+_DATETIME_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2})(?::[0-9]{2})?(.*)\Z")
 POINT_UNITS = ("puntos", "points", "pts", "punto", "point")
 VAT_EXCLUDED = re.compile(r"\b(iva excluido|excluido (el )?iva|sin iva|iva no incluido|excluding vat|"
                           r"exclusive of vat|net of vat|vat excluded|excl\.? vat)\b", re.I)

@@ -40,13 +40,24 @@ from ..errors import (
 )
 from ..extract.schema import FieldSpec, schema_from_checks
 from ..extract.validate import postcondition_errors, value_errors
-from ..model import Clock, Principal, acl_allows, holds_role, split_doc_id, timestamp, utc_now
+from ..model import (
+    ROW_ID_MAX,
+    Clock,
+    Principal,
+    acl_allows,
+    check_number,
+    holds_role,
+    split_doc_id,
+    timestamp,
+    utc_now,
+)
 from ..store import QueueEntry, StampRule, Store
 from ..vocab import FieldStatus, ReviewDecision, ReviewState, Role
 from .decisions import reviewed_record
 from .items import review_item
 
 DEFAULT_LEASE_SECONDS = 900.0
+MAX_LEASE_SECONDS = 7 * 86400.0  # also the longest rubber-stamp time
 DEFAULT_SETTINGS: dict[str, Any] = {
     "audit_fraction": 0.0,   # share of SHOW records queued as sample_audit
     "stamp_run": 5,          # a rubber stamp: this many accepts in a row …
@@ -128,6 +139,11 @@ def sample_audit_selector(store: Store, tenant: str) -> Callable[[QueueEntry], b
     return lambda q: audit_draw(tenant, q.source_id, q.doc_sha256, q.field) < fraction
 
 
+def _item_id(value: Any) -> int:
+    """Return an item or incident id from outside, checked (SQLite holds 64-bit ids)."""
+    return int(check_number("a review item or incident id", value, 1, ROW_ID_MAX, integer=True))
+
+
 class ReviewQueue:
     """The queue of one tenant as seen and worked by one principal."""
 
@@ -173,7 +189,7 @@ class ReviewQueue:
 
     def item(self, item_id: int) -> dict[str, Any]:
         """Return one item; NotFound when it does not exist or the principal may not see it."""
-        it = self.store.review_item(self.principal.tenant, int(item_id))
+        it = self.store.review_item(self.principal.tenant, _item_id(item_id))
         if it is None or not self._visible(it):
             raise NotFound("review item", str(item_id))
         return review_item(it, claim_live=(it["state"] == ReviewState.OPEN and bool(it["claimed_by"])
@@ -185,8 +201,7 @@ class ReviewQueue:
              ) -> dict[str, Any] | None:
         """Claim the next item for this reviewer (their own live claim first, renewed),
         hard first, nearest deadline, oldest; None when the queue holds nothing for them."""
-        if lease <= 0:
-            raise UsageError("the lease must be a positive number of seconds")
+        check_number("the lease (seconds)", lease, 1e-3, MAX_LEASE_SECONDS)
         t = self.clock()
         visible = visible_source_ids(self.store, self.principal)
         it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
@@ -315,16 +330,16 @@ class ReviewQueue:
         """Clear an open incident: its labels count for calibration again. It takes a
         principal holding `review:admin` other than the incident's own reviewer."""
         tenant = self.principal.tenant
+        incident_id = _item_id(incident_id)
         found = [i for i in self.store.review_incidents(tenant)
-                 if i["id"] == int(incident_id) and not i["cleared_at"]]
+                 if i["id"] == incident_id and not i["cleared_at"]]
         if not found:
             raise NotFound("open incident", str(incident_id))
         self._require_admin(f"clear incident {incident_id}")
         if found[0]["reviewer"] == self.reviewer:
             raise Forbidden(f"incident {incident_id} is about your own decisions: another "
                             f"principal holding {Role.REVIEW_ADMIN} must clear it")
-        if not self.store.clear_review_incident(tenant, int(incident_id), self.reviewer,
-                                                self.now()):
+        if not self.store.clear_review_incident(tenant, incident_id, self.reviewer, self.now()):
             raise NotFound("open incident", str(incident_id))
 
     def _require_admin(self, what: str) -> None:
@@ -343,15 +358,15 @@ class ReviewQueue:
         values: dict[str, Any] = {}
         if audit_fraction is not None:
             values["audit_fraction"] = _bounded(audit_fraction, 0.0, 1.0,
-                                                "the audit fraction is a number from 0 to 1")
+                                                "the audit fraction must be a number from 0 to 1")
         if stamp_run is not None:
             values["stamp_run"] = int(_bounded(
                 stamp_run, 0, MAX_STAMP_RUN,
-                f"the rubber-stamp run is a count from 0 (off) to {MAX_STAMP_RUN}"))
+                f"the rubber-stamp run must be a count from 0 (off) to {MAX_STAMP_RUN}"))
         if stamp_seconds is not None:
             values["stamp_seconds"] = _bounded(
                 stamp_seconds, 0.0, MAX_STAMP_SECONDS,
-                f"the rubber-stamp time is a number of seconds from 0 to {MAX_STAMP_SECONDS:g}")
+                f"the rubber-stamp time must be a number of seconds from 0 to {MAX_STAMP_SECONDS:g}")
         if values:
             self._require_admin("change the review settings")
             self.store.set_review_settings(self.principal.tenant, values, self.now())

@@ -209,11 +209,9 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
 
 async def _json_body(request: Any) -> dict[str, Any]:
     """Return a JSON request body, which must be an object."""
-    raw = await request.body()
-    try:
-        got = json.loads(raw or b"{}")
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"the request body is not JSON: {exc.msg}") from None
+    from ..library import load_json
+
+    got = load_json(await request.body() or b"{}", "the request body")
     if not isinstance(got, dict):
         raise UsageError("the request body must be a JSON object")
     return got
@@ -223,7 +221,6 @@ def _json_value(text: str | None) -> Any:
     """Return the corrected value a form field holds as JSON (None when empty)."""
     if text is None or not text.strip():
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"the corrected value is not JSON: {exc.msg}") from None
+    from ..library import load_json
+
+    return load_json(text, "the corrected value")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,10 @@ class Input:
     read_from: Path | None
     reason: str | None = None
     detail: str | None = None
+
+    def __post_init__(self) -> None:
+        # file systems may hand names back decomposed (macOS): ids are NFC (`model.check_name`)
+        object.__setattr__(self, "source_id", unicodedata.normalize("NFC", self.source_id))
 
 
 def walk_inputs(paths: Sequence[str | Path], *, follow_links: bool = False) -> Iterator[Input]:

@@ -18,7 +18,7 @@ from typing import Any
 from .. import faults
 from ..errors import ParseFailure, UsageError
 from ..limits import Limits
-from ..model import MEDIA_TYPES, Revision, check_name, parse_acl_entry, timestamp
+from ..model import MEDIA_TYPES, Revision, check_name, check_source_id, parse_acl_entry, timestamp
 from ..parse import parser_id
 from ..store import QuarantineRecord, Store
 from ..vocab import IngestStatus
@@ -53,13 +53,6 @@ class IngestResult:
             "status": self.status, "reason": self.reason, "flags": list(self.flags),
             **({"detail": self.detail} if self.detail else {}),
         }
-
-
-def check_source_id(source_id: str) -> str:
-    """Return `source_id` if usable as a source id, else raise UsageError."""
-    if not source_id or len(source_id) > 512 or any(ord(ch) < 32 for ch in source_id):
-        raise UsageError(f"invalid source id {source_id!r}: 1-512 printable characters")
-    return source_id
 
 
 class Ingestor:

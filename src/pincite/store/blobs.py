@@ -1,5 +1,9 @@
 """Content-addressed blob files: `blobs/<tenant>/sha256/<aa>/<sha256>`, never overwritten.
 
+A tenant name outside ASCII is written `_x<hex of its UTF-8>` (a valid name never starts
+with `_`), so the tree stays ASCII: file systems that normalize names (HFS+ stores them
+decomposed) would otherwise hand back a directory name that matches no tenant.
+
 A blob is written to a temporary file in the same directory, fsynced, renamed into
 place and the directory fsynced, so a crash leaves either no blob or a whole one (a
 stray temporary file, which `fsck` reclaims).
@@ -25,7 +29,7 @@ class BlobStore:
 
     def path(self, tenant: str, sha256: str) -> Path:
         """Return where the blob of `sha256` in `tenant` lives."""
-        return self.root / tenant / "sha256" / sha256[:2] / sha256
+        return self.root / tenant_dir(tenant) / "sha256" / sha256[:2] / sha256
 
     def put(self, tenant: str, data: bytes, sha256: str | None = None) -> str:
         """Store `data` durably and return its sha256 (a no-op if already stored)."""
@@ -68,14 +72,29 @@ class BlobStore:
         """Yield (tenant, name, path) for every file under the blob root, temp files included."""
         if not self.root.exists():
             return
-        for tenant_dir in sorted(self.root.iterdir()):
-            base = tenant_dir / "sha256"
+        for tdir in sorted(self.root.iterdir()):
+            base = tdir / "sha256"
             if not base.is_dir():
                 continue
             for sub in sorted(base.iterdir()):
                 if sub.is_dir():
                     for f in sorted(sub.iterdir()):
-                        yield tenant_dir.name, f.name, f
+                        yield dir_tenant(tdir.name), f.name, f
+
+
+def tenant_dir(tenant: str) -> str:
+    """Return the directory name of a tenant's blobs."""
+    return tenant if tenant.isascii() else "_x" + tenant.encode("utf-8").hex()
+
+
+def dir_tenant(name: str) -> str:
+    """Return the tenant whose blobs a directory holds (the name itself when not encoded)."""
+    if name.startswith("_x"):
+        try:
+            return bytes.fromhex(name[2:]).decode("utf-8")
+        except ValueError:
+            return name
+    return name
 
 
 def sha256_file(path: Path) -> str:

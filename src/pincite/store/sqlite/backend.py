@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import faults
-from ...errors import NotAStore, StoreError, StoreMissing
+from ...errors import NotAStore, StoreDamaged, StoreError, StoreMissing
 from ...model import Element, Geometry, Revision, Source, TextLayer
 from ...vocab import IngestStatus
 from ..blobs import BlobStore
 from ..fsck_report import FsckReport
-from .connection import connect, migrate, transaction
+from .connection import connect, is_damage, migrate, transaction
 from .embeddings import EMBEDDINGS_FILENAME, SQLiteEmbeddings
 from .fsck import fsck
 from .index_sql import MIGRATION_2
@@ -293,7 +293,13 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
             self._local.conn = None
 
     def _migrate(self) -> None:
-        migrate(self.conn, MIGRATIONS)
+        try:
+            migrate(self.conn, MIGRATIONS)
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise
+            self.close()
+            raise StoreDamaged(self.db_path, str(exc)) from exc
 
     # ---- reads ------------------------------------------------------------------------
 

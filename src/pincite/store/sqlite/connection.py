@@ -11,7 +11,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ...errors import SchemaTooNew, StoreBusy, StoreError
+from ...errors import SchemaTooNew, StoreBusy, StoreDamaged, StoreError
+
+# SQLite's result codes for a file whose pages or header are not a sound database.
+DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Return True when `exc` says the database file itself is damaged."""
+    return ((getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF) in DAMAGE_CODES
 
 
 def connect(path: Path, *, busy_timeout: float = 30.0, synchronous: str = "FULL",
@@ -24,6 +32,8 @@ def connect(path: Path, *, busy_timeout: float = 30.0, synchronous: str = "FULL"
         conn.execute(f"PRAGMA synchronous={synchronous}")
         conn.execute("PRAGMA foreign_keys=ON")
     except sqlite3.Error as exc:
+        if is_damage(exc):
+            raise StoreDamaged(path, str(exc)) from exc
         raise StoreError(f"cannot open {path}: {exc}") from exc
     return conn
 

@@ -1,13 +1,16 @@
 """Store check and repair: blob hashes, orphan rows and blobs, stray temp files, SQLite integrity.
 
 Damage (a blob whose bytes no longer hash to its name, a revision whose blob is missing,
-a failed integrity check, a revision without a text layer) is reported and left alone.
+a failed integrity check or a database that cannot be read, a revision without a text
+layer) is reported and left alone; a damaged database stops the check before anything
+is reclaimed.
 Debris of interrupted writes (unreferenced blobs, temporary files, orphan layer rows) is
 reclaimed.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 from typing import Protocol
@@ -15,6 +18,7 @@ from typing import Protocol
 from ...model import Revision
 from ..blobs import TMP_MARK, BlobStore, sha256_file
 from ..fsck_report import FsckReport
+from .connection import is_damage
 
 
 class Checked(Protocol):
@@ -38,8 +42,27 @@ def fsck(store: Checked, *, grace_seconds: float = 600.0) -> FsckReport:
     ingest that has written its blob and not yet committed.
     """
     report = FsckReport()
-    cutoff = time.time() - grace_seconds
-    report.damage.extend(f"sqlite: {p}" for p in store.integrity_check())
+    try:
+        problems = store.integrity_check()
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        problems = [f"the database cannot be read ({exc})"]
+    report.damage.extend(f"sqlite: {p}" for p in problems)
+    if problems:  # rows may be missing: judging a file unreferenced could delete data
+        report.damage.append("store: blobs not checked and nothing reclaimed until the "
+                             "database is restored from a backup")
+        return report
+    try:
+        _check_rows(store, report, time.time() - grace_seconds)
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        report.damage.append(f"sqlite: the database cannot be read ({exc})")
+    return report
+
+
+def _check_rows(store: Checked, report: FsckReport, cutoff: float) -> None:
     revs = store.all_revisions()
     report.revisions = len(revs)
     hashed: dict[tuple[str, str], bool] = {}
@@ -72,4 +95,3 @@ def fsck(store: Checked, *, grace_seconds: float = 600.0) -> FsckReport:
                     continue
                 path.unlink(missing_ok=True)
                 report.reclaimed.append(f"unreferenced file {path.relative_to(store.root)}")
-    return report

@@ -166,12 +166,12 @@ INSERT INTO tenant_state (tenant, epoch, rev_epoch)
     SELECT tenant, count(*) + 1, count(*) FROM revisions GROUP BY tenant;
 """
 
-GEN_ID_RE = re.compile(r"^g[0-9]{6}$")
+GEN_ID_RE = re.compile(r"g[0-9]{6}")  # whole string: fullmatch, never a `$` anchor
 
 
 def lex_table(gen_id: str) -> str:
     """Return the body table name of a generation (the id is checked: it becomes SQL)."""
-    if not GEN_ID_RE.match(gen_id):
+    if not GEN_ID_RE.fullmatch(gen_id):
         raise ValueError(f"bad generation id {gen_id!r}")
     return f"lex_{gen_id}"
 

@@ -29,7 +29,7 @@ from urllib.parse import quote as urlquote
 
 from ..errors import MissingExtra, NotFound, PinciteError, UsageError
 from ..model import Principal
-from ..vocab import ReviewDecision, ReviewReason, ReviewState
+from ..vocab import RecordFlag, ReviewDecision, ReviewReason, ReviewState
 from .guard import SESSION_COOKIE, TOKEN_FIELD, TOKEN_HEADER, UNSAFE_METHODS, Guard
 
 if TYPE_CHECKING:
@@ -44,7 +44,8 @@ def _jinja() -> Any:
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("pincite", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
-    env.globals.update(ReviewDecision=ReviewDecision, ReviewState=ReviewState)
+    env.globals.update(ReviewDecision=ReviewDecision, ReviewState=ReviewState,
+                       RecordFlag=RecordFlag)
     return env
 
 

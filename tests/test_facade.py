@@ -114,12 +114,11 @@ def test_extract_writes_records_and_report_and_queues_review_items(extracted):
 
 
 def test_review_page_takes_form_fields_and_json_bodies(extracted):
-    from fastapi.testclient import TestClient
-
     from pincite.service.review_page import create_app
+    from tests.service.clients import page_client
 
     lib, _, _ = extracted
-    client = TestClient(create_app(lib, ANA))
+    client = page_client(create_app(lib, ANA))
     js = {"Accept": "application/json"}
     first = client.post("/next", headers=js).json()
     # a browser form: the value is JSON text, not_stated a checkbox; the answer is a redirect

@@ -50,16 +50,15 @@ def test_the_queue_stores_every_review_reason_and_refuses_any_other(tmp_path) ->
 
 def test_the_review_page_offers_the_vocabulary_and_posts_its_codes(tmp_path) -> None:
     pytest.importorskip("fastapi")
-    from starlette.testclient import TestClient
-
     from pincite.review.queue import ReviewQueue
     from pincite.service.review_page import create_app
+    from tests.service.clients import page_client
 
     store = SQLiteStore(tmp_path / "s")
     [item_id] = synthetic_queue(store, 1)
     clock = Clock()
     ReviewQueue(store, R1, clock=clock).next()
-    client = TestClient(create_app(pincite.Library(store), R1, clock=clock))
+    client = page_client(create_app(pincite.Library(store), R1, clock=clock))
     queue_html = client.get("/").text
     for s in ReviewState:
         assert f'<option value="{s.value}"' in queue_html

@@ -11,6 +11,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   └── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
+    ├── CrossSiteRequest (403)        a review-page change from another origin or without its token
+    ├── UnknownHost (421)             a review-page request whose Host is not on the allow-list
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
     ├── SpaceMismatch (409)           a vector, cache or index of another embedding space
@@ -117,6 +119,29 @@ class NotFound(PinciteError):
         super().__init__(f"{what} {ident!r} not found")
         self.what = what
         self.ident = ident
+
+
+class CrossSiteRequest(PinciteError):
+    """A state-changing request to the review page from another origin or without its token."""
+
+    code = "cross_site_request"
+    status = 403
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"refused: {why}; reload the review page and use its own buttons")
+
+
+class UnknownHost(PinciteError):
+    """A request to the review page whose `Host` header is not on the allow-list."""
+
+    code = "unknown_host"
+    status = 421
+
+    def __init__(self, host: str) -> None:
+        super().__init__(f"the host {host[:80]!r} is not served here; open the page by the "
+                         "address `pincite review serve` printed, or add the name with "
+                         "--allow-host")
+        self.host = host
 
 
 class QuoteNotFound(PinciteError):

@@ -397,6 +397,7 @@ class Citation:
     quote_verified: bool = False
     verify_reason: str | None = None
     boxes: tuple[tuple[int, Box], ...] = field(default=())
+    flags: tuple[str, ...] = ()  # `RecordFlag` values the verifier found on the cited span
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provenance entry as the JSON object of the contract."""
@@ -415,13 +416,15 @@ class Citation:
         }
         if len(self.boxes) > 1:
             d["boxes"] = [{"page": p, "bbox": [round(x, 2) for x in b]} for p, b in self.boxes]
+        if self.flags:
+            d["flags"] = list(self.flags)
         return d
 
     @classmethod
     def from_dict(cls, d: Any) -> Citation:
         """Return the citation in a JSON object; raise InvalidCitation when it is malformed.
 
-        `quote_verified` and `verify_reason` from the input are ignored: only the
+        `quote_verified`, `verify_reason` and `flags` from the input are ignored: only the
         verifier sets them.
         """
         if not isinstance(d, dict):
@@ -450,9 +453,9 @@ class Citation:
             quote=d["quote"],
         )
 
-    def with_result(self, verified: bool, reason: str) -> Citation:
-        """Return a copy carrying a verification outcome (verifier only)."""
-        return replace(self, quote_verified=verified, verify_reason=reason)
+    def with_result(self, verified: bool, reason: str, flags: tuple[str, ...] = ()) -> Citation:
+        """Return a copy carrying a verification outcome and the span's flags (verifier only)."""
+        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags)
 
 
 def split_doc_id(doc: str) -> tuple[str, str | None]:

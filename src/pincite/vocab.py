@@ -24,6 +24,7 @@ class QuarantineReason(StrEnum):
     XML_ENTITIES = "xml_entities"
     TIMEOUT = "timeout"
     SYMLINK = "symlink"
+    TOO_DEEP = "too_deep"  # nesting past what the parser can read (HTML past libxml2's bound)
 
 
 class IngestStatus(StrEnum):
@@ -108,6 +109,13 @@ class ItemFlag(StrEnum):
     INJECTION_SUSPECTED = "injection_suspected"
 
 
+class RecordFlag(StrEnum):
+    """Flags of a provenance entry (set by the verifier from the text layer's element flags)
+    and of a field record resting on such an entry."""
+
+    HIDDEN_TEXT = "hidden_text"  # the cited passage is text a reader of the document does not see
+
+
 class FieldStatus(StrEnum):
     """What an extractor says about a field: stated once, not stated, or stated differently."""
 
@@ -140,6 +148,7 @@ class DecisionReason(StrEnum):
     ABOVE_TAU_SHOW = "above_tau_show"
     ABOVE_TAU_FLAG = "above_tau_flag"
     LOW_CONFIDENCE = "low_confidence"
+    HIDDEN_TEXT = "hidden_text"  # confident, but it rests on hidden text: at best FLAG
     REVIEWER_ACCEPTED = "reviewer_accepted"      # after a review decision (`review.decisions`)
     REVIEWER_CORRECTED = "reviewer_corrected"
     REVIEWER_NOT_STATED = "reviewer_not_stated"

@@ -262,14 +262,13 @@ def test_cli_review_list_next_decide(tmp_path):
 
 
 def test_review_routes_answer_errors_with_one_envelope(tmp_path):
-    from fastapi.testclient import TestClient
-
     from pincite.service.review_page import create_app
+    from tests.service.clients import page_client
 
     store = SQLiteStore(tmp_path / "s")
     ids = synthetic_queue(store, 2)
     hidden = synthetic_queue(store, 1, source_id="secret.md", acl="group:legal")
-    client = TestClient(create_app(pincite.Library(store), Principal.parse("t:ana:rev")))
+    client = page_client(create_app(pincite.Library(store), Principal.parse("t:ana:rev")))
     js = {"Accept": "application/json"}
     claimed = client.post("/next", headers=js).json()
     assert claimed["id"] == ids[0]

@@ -166,7 +166,8 @@ def test_claim_see_highlight_correct_and_calibration_changes(served, tmp_path):
             page.goto(base + "/metrics")
             page.screenshot(path=str(shots / "review-metrics.png"), full_page=True)
         # a refused decision shows the error envelope's message
+        token = page.locator('meta[name="csrf-token"]').get_attribute("content")
         resp = page.request.post(f"{base}/items/{item_id}/decide", data={"decision": "accept"},
-                                 headers={"Accept": "application/json"})
+                                 headers={"Accept": "application/json", "X-CSRF-Token": token or ""})
         assert resp.status == 409 and resp.json()["error"]["code"] == "review_conflict"
         browser.close()

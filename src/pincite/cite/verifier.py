@@ -7,6 +7,9 @@ A provenance entry verifies when, in this order:
    that of the quote (else `offsets_mismatch`);
 4. the locator at `char_start` equals `locator` (else `locator_mismatch`).
 A verified entry whose revision has a newer one says `superseded` (still verified).
+An entry whose span overlaps an element the parser flagged `hidden_text` (display:none,
+tiny or white text, invisible PDF text, hidden DOCX runs…) carries the flag `hidden_text`,
+so every record, review item and report cell resting on it says so.
 A document that was deleted says `source_deleted` to a principal of its tenant whom its
 ACL at deletion allowed to read it, and `unknown_document` to everyone else.
 """
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from ..errors import NotFound, QuoteNotFound
 from ..model import Citation, Principal, Revision, TextLayer, acl_allows, split_doc_id
 from ..store import Store
-from ..vocab import VERIFIED_REASONS, VerifyReason
+from ..vocab import VERIFIED_REASONS, ElementKind, RecordFlag, VerifyReason
 from .compare import FoldedText, same_text
 from .locate import LocatorIndex
 from .resolve import resolve_doc
@@ -50,6 +53,7 @@ class Verifier:
         self._hash_ok: dict[RevKey, bool] = {}
         self._layers: dict[tuple[RevKey, str], LoadedLayer | None] = {}
         self._folded: dict[tuple[RevKey, str], FoldedText] = {}
+        self._hidden: dict[tuple[RevKey, str], tuple[tuple[int, int], ...]] = {}
 
     # ---- cached lookups ------------------------------------------------------------
 
@@ -128,9 +132,23 @@ class Verifier:
         return VerifyReason.UNKNOWN_DOCUMENT
 
     def verify(self, c: Citation) -> Citation:
-        """Return the entry with `quote_verified` and `verify_reason` set by this check."""
+        """Return the entry with `quote_verified`, `verify_reason` and `flags` set by this check."""
         reason = self.check(c)
-        return c.with_result(reason in VERIFIED_REASONS, reason)
+        return c.with_result(reason in VERIFIED_REASONS, reason, self.span_flags(c))
+
+    def span_flags(self, c: Citation) -> tuple[str, ...]:
+        """Return the `RecordFlag`s of the span an entry cites (`hidden_text` when it overlaps
+        an element the parser flagged hidden), or () when the span does not resolve."""
+        rev = self.revision(c.doc_id)
+        if rev is None or "@" not in c.doc_id:
+            return ()
+        loaded = self.layer(rev, c.text_layer or None)
+        if loaded is None:
+            return ()
+        key = ((rev.tenant, rev.source_id, rev.revision_id), loaded.layer.layer_id)
+        if key not in self._hidden:
+            self._hidden[key] = hidden_spans(loaded.layer)
+        return span_flags(loaded.layer, c.char_start, c.char_end, self._hidden[key])
 
     def verify_all(self, entries: Iterable[Citation]) -> list[Citation]:
         """Return every entry verified, in order."""
@@ -153,6 +171,35 @@ class Verifier:
             raise QuoteNotFound(rev.doc_id, quote)
         start, end = spans[occurrence - 1]
         return self.verify(citation_for(rev, loaded, start, end, quote))
+
+
+def hidden_spans(layer: TextLayer) -> tuple[tuple[int, int], ...]:
+    """Return the `[start, end)` spans of `layer` that hold hidden text.
+
+    A table whose cells carry their own `hidden_text` flags (XLSX, HTML) is decided by its
+    cells, so one hidden cell does not flag a citation of another; a table flagged only as a
+    whole (DOCX) counts as a whole."""
+    hidden = RecordFlag.HIDDEN_TEXT.value
+    flagged = [el for el in layer.elements if hidden in el.flags]
+    cells = [el for el in flagged if el.kind == ElementKind.CELL]
+    out = []
+    for el in flagged:
+        if el.kind == ElementKind.TABLE and any(
+                el.char_start <= c.char_start and c.char_end <= el.char_end for c in cells):
+            continue
+        out.append((el.char_start, el.char_end))
+    return tuple(out)
+
+
+def span_flags(layer: TextLayer, start: int, end: int,
+               spans: tuple[tuple[int, int], ...] | None = None) -> tuple[str, ...]:
+    """Return (`hidden_text`,) when `[start, end)` overlaps hidden text of `layer`
+    (`spans`: its `hidden_spans`, when already computed)."""
+    end = max(end, start + 1)
+    for s, e in hidden_spans(layer) if spans is None else spans:
+        if s < end and start < e:
+            return (RecordFlag.HIDDEN_TEXT.value,)
+    return ()
 
 
 def citation_for(rev: Revision, loaded: LoadedLayer, start: int, end: int,

@@ -29,6 +29,9 @@ def _queue(lib: Any, as_: str | None) -> Any:
 def review_serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on (localhost).")] = 8765,
     host: Annotated[str, typer.Option("--host", help="Interface to bind.")] = "127.0.0.1",
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", metavar="NAME[:PORT]", help="Another Host name the page answers to (repeatable; NAME or "
+        "NAME:PORT). By default only the bound address and localhost on this port.")] = None,
     as_: AsOpt = None,
     store: StoreOpt = None,
 ) -> None:
@@ -50,7 +53,10 @@ def review_serve(
         from ..service.review_page import create_app
 
         reviewer = principal(as_)
-        app = create_app(open_library(store_url(store)), reviewer)
+        bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        hosts = [f"{h}:{port}" for h in (bound, "127.0.0.1", "localhost", "[::1]")]
+        app = create_app(open_library(store_url(store)), reviewer,
+                         allowed_hosts=hosts + list(allow_host or []))
         typer.echo(f"review page for {reviewer} on http://{host}:{port}/", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning")
 

@@ -10,16 +10,22 @@ than a hesitant one.
 | status conflicting                              | REVIEW   | `conflicting`         |
 | any citation not verified (or none for a value) | REVIEW   | `unverified_citation` |
 | a validation error (type, range, postcondition) | REVIEW   | `schema_violation`    |
+| rests on hidden text, confidence >= tau_flag    | FLAG     | `hidden_text`         |
 | confidence >= tau_show                          | SHOW     | `above_tau_show`      |
 | confidence >= tau_flag                          | FLAG     | `above_tau_flag`      |
 | otherwise                                       | REVIEW   | `low_confidence`      |
+
+A record rests on hidden text when any citation it carries has the verifier's `hidden_text`
+flag (the span overlaps text the parser found hidden: display:none, tiny or white text,
+invisible PDF text, hidden DOCX runs); such a field is at best FLAG, never SHOWn as fact,
+and the record carries the flag (`record_flags`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..vocab import DecisionReason, FieldStatus, Outcome
+from ..vocab import DecisionReason, FieldStatus, Outcome, RecordFlag
 from .records import FieldRecord
 
 
@@ -29,6 +35,12 @@ class Decision:
 
     outcome: Outcome
     reason: DecisionReason
+
+
+def record_flags(r: FieldRecord) -> tuple[RecordFlag, ...]:
+    """Return the flags a record takes from its citations (`hidden_text`)."""
+    hidden = any(RecordFlag.HIDDEN_TEXT in c.flags for c in r.provenance)
+    return (RecordFlag.HIDDEN_TEXT,) if hidden else ()
 
 
 def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
@@ -41,6 +53,8 @@ def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
         return Decision(Outcome.REVIEW, DecisionReason.UNVERIFIED_CITATION)
     if r.validation_errors:
         return Decision(Outcome.REVIEW, DecisionReason.SCHEMA_VIOLATION)
+    if RecordFlag.HIDDEN_TEXT in record_flags(r) and r.confidence >= tau_flag:
+        return Decision(Outcome.FLAG, DecisionReason.HIDDEN_TEXT)
     if r.confidence >= tau_show:
         return Decision(Outcome.SHOW, DecisionReason.ABOVE_TAU_SHOW)
     if r.confidence >= tau_flag:

@@ -22,7 +22,7 @@ from pydantic import (
 from typing_extensions import TypedDict  # pydantic reads typing's only from Python 3.12
 
 from ..model import Citation
-from ..vocab import FieldStatus, Outcome
+from ..vocab import FieldStatus, Outcome, RecordFlag
 
 SCHEMA_NAME: Literal["pincite.records"] = "pincite.records"
 SCHEMA_VERSION: Literal[1] = 1
@@ -87,6 +87,7 @@ class CitationJSON(TypedDict):
     quote_verified: bool
     verify_reason: str | None
     boxes: NotRequired[list[BoxJSON]]
+    flags: NotRequired[list[str]]
 
 
 # A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
@@ -126,6 +127,8 @@ class FieldRecord(BaseModel):
     reason: str | None = None
     thresholds: dict[str, Any] = Field(default_factory=dict)
     notes: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
+    # `hidden_text` when a citation it rests on is hidden text (`extract.decide`)
+    flags: tuple[RecordFlag, ...] = Field(default=(), exclude_if=lambda v: not v)
 
     @field_validator("provenance", mode="before")
     @classmethod

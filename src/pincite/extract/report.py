@@ -21,7 +21,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ..errors import OutputUnwritable
-from ..vocab import Outcome
+from ..vocab import Outcome, RecordFlag
 from .case import Case, CaseDoc
 from .schema import Schema
 
@@ -121,7 +121,8 @@ def _evidence(case: Case, pages: _Pages, rec: dict[str, Any]) -> list[dict[str, 
         s, e = p["char_start"], p["char_end"]
         ev: dict[str, Any] = {"doc_id": p["doc_id"], "locator": p["locator"], "page": p.get("page"),
                               "verified": p.get("quote_verified"),
-                              "verify_reason": p.get("verify_reason")}
+                              "verify_reason": p.get("verify_reason"),
+                              "hidden": RecordFlag.HIDDEN_TEXT in p.get("flags", ())}
         if doc is None:
             ev.update(before="", q_before=p["quote"], q_value="", q_after="", after="", crop=None)
             out.append(ev)
@@ -150,6 +151,7 @@ def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
         rows.append({
             "field": rec["field"], "hard": rec.get("hard"), "description": spec.description,
             "outcome": rec["outcome"], "badge": BADGES.get(rec["outcome"], rec["outcome"]),
+            "hidden": RecordFlag.HIDDEN_TEXT in rec.get("flags", ()),
             "reason": rec["reason"], "confidence": None if rec["outcome"] == Outcome.ABSTAIN else rec["confidence"],
             "value_text": format_value(rec["value"]),
             "alternatives": [format_value(a.get("value")) for a in rec.get("alternatives", ())],

@@ -19,7 +19,7 @@ from ..model import Principal, timestamp
 from ..store import QueueEntry, Store
 from ..vocab import FieldStatus, Outcome, ReviewReason
 from .case import Case, load_case
-from .decide import decide
+from .decide import decide, record_flags
 from .deterministic import DeterministicExtractor, search_router
 from .records import FieldRecord
 from .schema import FieldSpec, Schema
@@ -94,7 +94,7 @@ def _queue_entry(r: FieldRecord, case: Case, run_id: str, due: str | None) -> Qu
 
 def decide_all(records: Sequence[FieldRecord], schema: Schema,
                thresholds: Thresholds = schema_thresholds) -> list[FieldRecord]:
-    """Return the records with `outcome`, `reason` and the thresholds used."""
+    """Return the records with `outcome`, `reason`, the thresholds used and their flags."""
     out = []
     for r in records:
         spec = schema.field(r.field)
@@ -102,6 +102,7 @@ def decide_all(records: Sequence[FieldRecord], schema: Schema,
         d = decide(r, tau_show, tau_flag)
         state = r.confidence_state if source == "schema" else "calibrated"
         out.append(r.with_(outcome=Outcome(d.outcome), reason=d.reason, confidence_state=state,
+                           flags=record_flags(r),
                            thresholds={"tau_show": tau_show, "tau_flag": tau_flag, "source": source}))
     return out
 

@@ -21,12 +21,18 @@ its cell; a `caption` is a paragraph before the table and the table's caption. V
 header-path cell locators (`parse.tables.grid_layer`).
 
 Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, an inline
-style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, or with bidi
-controls / tag characters; the text is kept), `external_ref` (a remote `src`, `href` of
+style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, tiny text
+(an inline `font-size` under 2px / 1.5pt / 0.15em / 15%), white or transparent text (inline
+`color` or `<font color>`) where no ancestor paints a background, or with bidi controls / tag
+characters; the text is kept), `external_ref` (a remote `src`, `href` of
 `link`, `data`, `poster`, `srcset`, `background`, CSS `url()`/`@import`, or a meta
-refresh; never fetched), `truncated` (nesting deeper than `limits.max_html_depth` or than
-libxml2's own bound of 255 levels, a span clamped to 1000 columns / the sheet limits, a
-table past `max_table_cells`), `invalid_utf8`.
+refresh; never fetched), `truncated` (nesting deeper than `limits.max_html_depth`, 512 by
+default: the deeper text is left out and everything after it kept; a span clamped to 1000
+columns / the sheet limits, a table past `max_table_cells`), `invalid_utf8`.
+
+Depth: libxml2 runs with its large-document option, so it reads 2048 levels (without it,
+it stops at 256 and drops the rest of the document); a document nested deeper than that
+cannot be read past that point and is refused with the quarantine reason `too_deep`.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from ..limits import Limits
 from ..model import TextLayer
 from .decoding import bom_encoding, decode_text
 from .hidden_chars import HIDDEN_CHARS_RE
+from .inline_style import hides, indent_points, paints
 from .layout import LayerBuilder
 from .numerals import letters, roman
 
@@ -70,11 +77,6 @@ HEADINGS = {f"h{n}": n for n in range(1, 7)}
 PRE_TAGS = frozenset({"pre", "listing", "xmp", "plaintext", "textarea"})
 
 _META_CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_\-:.]+)", re.I)
-_HIDDEN_STYLE_RE = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
-    r"|font-size\s*:\s*0(?:\.0*)?(?![.\d])|opacity\s*:\s*0(?:\.0*)?(?![.\d])",
-    re.I,
-)
 _REMOTE_RE = re.compile(r"^\s*(?:https?:|ftp:|file:|//|\\\\)", re.I)
 _CSS_REMOTE_RE = re.compile(
     r"url\(\s*[\"']?\s*(?:https?:|ftp:|file:|//)|@import\s+[\"']\s*(?:https?:|ftp:|//)", re.I
@@ -111,15 +113,6 @@ def _tag(el: lxml.etree._Element) -> str | None:
     return tag.rsplit("}", 1)[-1].lower()
 
 
-def _is_hidden(el: lxml.etree._Element) -> bool:
-    a = el.attrib
-    if "hidden" in a or a.get("aria-hidden", "").strip().lower() == "true":
-        return True
-    if a.get("type", "").lower() == "hidden":
-        return True
-    style = a.get("style")
-    return bool(style and _HIDDEN_STYLE_RE.search(style))
-
 
 def _has_external_refs(root: lxml.etree._Element) -> bool:
     for el in root.iter():
@@ -154,6 +147,7 @@ class _Ctx:
     pre: bool
     kind: str  # "paragraph" | "list_item" | "heading"
     level: int
+    painted: bool = False  # an ancestor paints a background (white text shows on it)
 
 
 @dataclass
@@ -206,7 +200,8 @@ class _Walker:
             self.b.paragraph(text, kind=ctx.kind, flags=flags)
 
     def child_ctx(self, el: lxml.etree._Element, tag: str, ctx: _Ctx) -> _Ctx:
-        hidden = ctx.hidden or _is_hidden(el)
+        hidden = ctx.hidden or hides(el, ctx.painted)
+        painted = ctx.painted or paints(el)
         pre = ctx.pre or tag in PRE_TAGS
         kind, level = ctx.kind, ctx.level
         if tag in HEADINGS:
@@ -215,7 +210,7 @@ class _Walker:
             kind, level = "list_item", 0
         elif tag in ("ul", "ol", "dl", "blockquote", "table"):
             kind, level = "paragraph", 0
-        return _Ctx(hidden, ctx.depth + 1, pre, kind, level)
+        return _Ctx(hidden, ctx.depth + 1, pre, kind, level, painted)
 
     def walk(self, root: lxml.etree._Element) -> None:
         top = _Ctx(False, 0, False, "paragraph", 0)
@@ -289,26 +284,29 @@ class _Walker:
 
     # ---- tables -----------------------------------------------------------------
 
-    def flat_text(self, el: lxml.etree._Element, hidden0: bool, depth0: int) -> tuple[str, bool]:
+    def flat_text(self, el: lxml.etree._Element, hidden0: bool, depth0: int,
+                  painted0: bool = False) -> tuple[str, bool]:
         """Return the text of a subtree on one line (block boundaries → spaces)."""
         parts: list[str] = []
         hidden = False
-        # frames: (node, hidden state of its parent, depth, entering?)
-        stack: list[tuple[lxml.etree._Element, bool, int, bool]] = [(el, hidden0, depth0, True)]
+        # frames: (node, hidden state of its parent, painted by an ancestor, depth, entering?)
+        stack: list[tuple[lxml.etree._Element, bool, bool, int, bool]] = [
+            (el, hidden0, painted0, depth0, True)]
         while stack:
-            node, parent_hidden, depth, entering = stack.pop()
+            node, parent_hidden, painted, depth, entering = stack.pop()
             tag = _tag(node)
             if entering and tag is not None and tag not in SKIP_TAGS:
                 if depth > self.limits.max_html_depth:
                     self.truncated = True
                 else:
-                    h = parent_hidden or _is_hidden(node)
+                    h = parent_hidden or hides(node, painted)
+                    p = painted or paints(node)
                     if node.text:
                         parts.append(node.text)
                         hidden = hidden or (h and bool(node.text.strip()))
-                    stack.append((node, parent_hidden, depth, False))
+                    stack.append((node, parent_hidden, painted, depth, False))
                     for child in reversed(node):
-                        stack.append((child, h, depth + 1, True))
+                        stack.append((child, h, p, depth + 1, True))
                     continue
             if not entering and (tag in BLOCK_TAGS or tag == "br"):
                 parts.append(" ")
@@ -329,11 +327,12 @@ class _Walker:
 
     def table(self, table: lxml.etree._Element, ctx: _Ctx) -> None:
         limits = self.limits
-        hidden = ctx.hidden or _is_hidden(table)
+        hidden = ctx.hidden or hides(table, ctx.painted)
+        painted = ctx.painted or paints(table)
         caption: str | None = None
         for child in table:
             if _tag(child) == "caption":
-                text, hid = self.flat_text(child, hidden, ctx.depth + 1)
+                text, hid = self.flat_text(child, hidden, ctx.depth + 1, painted)
                 if text:
                     cflags = ("hidden_text",) if hid or HIDDEN_CHARS_RE.search(text) else ()
                     self.b.paragraph(text, flags=cflags)
@@ -344,6 +343,7 @@ class _Walker:
         spans: dict[tuple[int, int], tuple[int, int]] = {}
         headers: set[tuple[int, int]] = set()
         indents: dict[tuple[int, int], float] = {}
+        cell_flags: dict[tuple[int, int], tuple[str, ...]] = {}
         total = 0
         any_hidden = False
         truncated = False
@@ -352,7 +352,8 @@ class _Walker:
             truncated = True
         for r in range(n_rows):
             tr = trs[r]
-            tr_hidden = hidden or _is_hidden(tr)
+            tr_hidden = hidden or hides(tr, painted)
+            tr_painted = painted or paints(tr)
             in_head = _tag(tr.getparent()) == "thead"
             while len(grid) <= r:
                 grid.append([])
@@ -378,14 +379,17 @@ class _Walker:
                 if total + colspan * rowspan > limits.max_table_cells:
                     truncated = True
                     break
-                text, hid = self.flat_text(cell, tr_hidden, ctx.depth + 2)
-                any_hidden = any_hidden or hid or bool(HIDDEN_CHARS_RE.search(text))
+                text, hid = self.flat_text(cell, tr_hidden, ctx.depth + 2, tr_painted)
+                hid = hid or bool(HIDDEN_CHARS_RE.search(text))
+                any_hidden = any_hidden or hid
+                if hid:
+                    cell_flags[(r, c)] = ("hidden_text",)
                 if ctag == "th" or in_head or cell.get("scope"):
                     headers.add((r, c))
                 if rowspan > 1 or colspan > 1:
                     spans[(r, c)] = (rowspan, colspan)
                 if text:
-                    indent = _indent(cell)
+                    indent = indent_points(cell)
                     if indent:
                         indents[(r, c)] = indent
                 for dr in range(rowspan):
@@ -411,42 +415,9 @@ class _Walker:
             self.truncated = True
         if any(x.strip() for row in rows for x in row):
             self.b.table(rows, flags=tuple(flags), spans=spans, header_cells=headers,
-                         indents=indents, caption=caption)
+                         indents=indents, caption=caption, cell_flags=cell_flags)
         elif truncated:
             self.b.flag("truncated")
-
-
-_INDENT_STYLE_RE = re.compile(
-    r"(?:padding-left|margin-left|text-indent)\s*:\s*([\d.]+)\s*(px|pt|em|rem|%)?", re.I)
-_UNIT_POINTS = {"px": 0.75, "pt": 1.0, "em": 12.0, "rem": 12.0, "%": 0.0, "": 0.75}
-
-
-def _indent(cell: lxml.etree._Element) -> float:
-    """Return a label's indentation in points: CSS padding/margin/text-indent on the cell
-    or its first child, plus leading no-break spaces (3 points each)."""
-    points = 0.0
-    first = next((ch for ch in cell if isinstance(ch.tag, str)), None)
-    for el in (cell, first):
-        if el is None:
-            continue
-        style = el.get("style")
-        if style:
-            for m in _INDENT_STYLE_RE.finditer(style):
-                try:
-                    points += float(m.group(1)) * _UNIT_POINTS[(m.group(2) or "").lower()]
-                except ValueError:
-                    pass
-    lead = cell.text if cell.text and cell.text.strip() else (
-        first.text if first is not None and first.text else cell.text or "")
-    n = 0
-    for ch in lead or "":
-        if ch in "\u00a0\u2002\u2003\u2007":
-            n += 1
-        elif ch in " \t\r\n":
-            continue
-        else:
-            break
-    return points + 3.0 * n
 
 
 def _span(value: str | None, zero_means: int = 1) -> int:
@@ -459,6 +430,15 @@ def _span(value: str | None, zero_means: int = 1) -> int:
     if n == 0:
         return max(1, zero_means)
     return n
+
+
+def _refuse_too_deep(parser: lxml.html.HTMLParser) -> None:
+    """Raise ParseFailure(too_deep) when libxml2 stopped at its nesting bound: what follows
+    the point it stopped at was never read, so a partial layer would drop it silently."""
+    for e in parser.error_log:
+        if "depth" in e.message.lower():
+            raise ParseFailure("too_deep", f"the HTML nests elements deeper than the parser reads "
+                               f"(line {e.line}: {e.message.strip()}); flatten the markup")
 
 
 def parse(data: bytes, *, password: str | None = None, limits: Limits | None = None) -> TextLayer:
@@ -474,20 +454,20 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
     if not text.strip():
         raise ParseFailure("empty", "the file holds no text")
     parser = lxml.html.HTMLParser(
-        no_network=True, remove_comments=True, remove_pis=True, huge_tree=False,
+        no_network=True, remove_comments=True, remove_pis=True, huge_tree=True,
         encoding="utf-8", default_doctype=False,
     )
     try:
         root = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
     except (lxml.etree.ParserError, lxml.etree.XMLSyntaxError, ValueError) as exc:
+        _refuse_too_deep(parser)
         if "empty" in str(exc).lower():
             raise ParseFailure("empty", "the document holds no elements") from exc
         raise ParseFailure("malformed", f"unreadable HTML: {exc}") from exc
     b = LayerBuilder(PARSER, VERSION)
     for f in flags:
         b.flag(f)
-    if any("depth" in e.message.lower() for e in parser.error_log):
-        b.flag("truncated")  # libxml2 stopped at its nesting bound
+    _refuse_too_deep(parser)
     if _has_external_refs(root):
         b.flag("external_ref")
     walker = _Walker(b, limits)

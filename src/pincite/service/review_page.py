@@ -14,20 +14,23 @@ serve --as PRINCIPAL`; real sign-in comes with the HTTP service). Routes:
     GET  /reliability.svg?field=F           the reliability diagram
     POST /incidents/{id}/clear              clear a rubber-stamp incident
 
-It calls only the facade (`pincite.library.Library`). Errors come out as one envelope
+Every request's `Host` must be on the allow-list, and every POST must come from the page's
+own origin and carry the session's CSRF token (`guard`). It calls only the facade
+(`pincite.library.Library`). Errors come out as one envelope
 (`{"error": {"code", "message"}}`) for JSON callers and as the same message on a page for
 browsers, with the error's HTTP status.
 """
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote as urlquote
 
 from ..errors import MissingExtra, NotFound, PinciteError, UsageError
 from ..model import Principal
-from ..vocab import ReviewDecision, ReviewReason, ReviewState
+from ..vocab import RecordFlag, ReviewDecision, ReviewReason, ReviewState
+from .guard import SESSION_COOKIE, TOKEN_FIELD, TOKEN_HEADER, UNSAFE_METHODS, Guard
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -41,14 +44,20 @@ def _jinja() -> Any:
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("pincite", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
-    env.globals.update(ReviewDecision=ReviewDecision, ReviewState=ReviewState)
+    env.globals.update(ReviewDecision=ReviewDecision, ReviewState=ReviewState,
+                       RecordFlag=RecordFlag)
     return env
 
 
-def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = None) -> Any:
-    """Return the review app acting as `principal` over the library `lib`."""
+def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = None,
+               allowed_hosts: Iterable[str] | None = None) -> Any:
+    """Return the review app acting as `principal` over the library `lib`.
+
+    `allowed_hosts` are the `Host` values served (`name` for any port, `name:port` for one);
+    by default 127.0.0.1, localhost and [::1].
+    """
     try:
-        from fastapi import FastAPI, Form, Request
+        from fastapi import Depends, FastAPI, Form, Request
         from fastapi.exceptions import RequestValidationError
         from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
         from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -56,13 +65,30 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         raise MissingExtra("fastapi", "review") from exc
 
     env = _jinja()
-    app = FastAPI(title="pincite review", docs_url=None, redoc_url=None, openapi_url=None)
+    guard = Guard(allowed_hosts)
+
+    async def same_origin_with_token(request: Request) -> None:
+        """Refuse a state-changing request from another origin or without the token."""
+        if request.method.upper() not in UNSAFE_METHODS:
+            return
+        h = request.headers
+        guard.check_origin(request.method, h.get("host"), h.get("origin"), h.get("referer"))
+        sent = h.get(TOKEN_HEADER)
+        if sent is None and h.get("content-type", "").startswith(
+                ("application/x-www-form-urlencoded", "multipart/form-data")):
+            field = (await request.form()).get(TOKEN_FIELD)
+            sent = field if isinstance(field, str) else None
+        guard.check_token(request.cookies.get(SESSION_COOKIE), sent)
+
+    app = FastAPI(title="pincite review", docs_url=None, redoc_url=None, openapi_url=None,
+                  dependencies=[Depends(same_origin_with_token)])
 
     def queue() -> Any:
         return lib.review_queue(principal, clock=clock)
 
-    def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        html = env.get_template(name).render(principal=str(principal), **ctx)
+    def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        html = env.get_template(name).render(principal=str(principal),
+                                             csrf_token=getattr(request.state, "csrf", ""), **ctx)
         return HTMLResponse(html, status_code=status)
 
     def wants_json(request: Request) -> bool:
@@ -73,7 +99,7 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         """The one error helper: a JSON envelope, or the same message on a page."""
         if wants_json(request):
             return JSONResponse(exc.to_dict(), status_code=exc.status)
-        return page("review_error.html", status=exc.status, code=exc.code, message=exc.message)
+        return page(request, "review_error.html", status=exc.status, code=exc.code, message=exc.message)
 
     @app.exception_handler(PinciteError)
     async def _error(request: Request, exc: PinciteError) -> Response:
@@ -96,19 +122,29 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
     @app.middleware("http")
     async def _no_store(request: Request, call_next: Callable[[Request], Awaitable[Response]]
                         ) -> Response:
-        response = await call_next(request)
+        session = request.cookies.get(SESSION_COOKIE)
+        fresh = None if session else guard.new_session()
+        request.state.csrf = guard.token(session or fresh or "")
+        try:
+            guard.check_host(request.headers.get("host"))
+        except PinciteError as exc:
+            response = error_response(request, exc)
+        else:
+            response = await call_next(request)
+        if fresh:
+            response.set_cookie(SESSION_COOKIE, fresh, httponly=True, samesite="strict", path="/")
         response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
 
     @app.get("/", response_class=HTMLResponse)
-    def queue_page(state: str = "open", reason: str = "", field: str = "", hard: str = "",
+    def queue_page(request: Request, state: str = "open", reason: str = "", field: str = "", hard: str = "",
                    mine: str = "", message: str = "") -> HTMLResponse:
         q = queue()
         everything = q.items()
         items = q.items(state=state or None, reason=reason or None, field=field or None,
                         hard=None if hard == "" else hard == "1", mine=bool(mine))
-        return page("review_queue.html", items=items, states=list(ReviewState),
+        return page(request, "review_queue.html", items=items, states=list(ReviewState),
                     reasons=list(ReviewReason), fields=sorted({it["field"] for it in everything}),
                     message=message,
                     filters={"state": state, "reason": reason, "field": field, "hard": hard,
@@ -134,13 +170,13 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         return JSONResponse(queue().item(item_id))
 
     @app.get("/items/{item_id}", response_class=HTMLResponse)
-    def item_page(item_id: int, message: str = "") -> HTMLResponse:
+    def item_page(request: Request, item_id: int, message: str = "") -> HTMLResponse:
         q = queue()
         it = q.item(item_id)
         mine = bool(it["claim_live"]) and it["claimed_by"] == q.reviewer
         views = lib.review_evidence(principal, it)
         cand = json.dumps(it["candidate"].get("value"), ensure_ascii=False, indent=1)
-        return page("review_item.html", item=it, views=views, mine=mine, candidate_json=cand,
+        return page(request, "review_item.html", item=it, views=views, mine=mine, candidate_json=cand,
                     message=message, error=False)
 
     @app.get("/items/{item_id}/evidence/{k}/page/{page_no}.png")
@@ -180,8 +216,8 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         return RedirectResponse("/?message=" + urlquote(f"Released item {item_id}."), status_code=303)
 
     @app.get("/metrics", response_class=HTMLResponse)
-    def metrics_page() -> HTMLResponse:
-        return page("review_metrics.html",
+    def metrics_page(request: Request) -> HTMLResponse:
+        return page(request, "review_metrics.html",
                     m=lib.review_metrics(principal, now=clock() if clock else None))
 
     @app.get("/metrics.json")

@@ -1,0 +1,85 @@
+"""HTML that hides text from a reader is flagged `hidden_text` (tiny and white text too), the
+documented nesting limit is honoured (nothing at or above it is dropped), and nesting past
+what libxml2 reads is refused with its own quarantine reason, not `empty`."""
+
+from __future__ import annotations
+
+import pytest
+
+from pincite.errors import ParseFailure
+from pincite.parse import parse
+from pincite.vocab import QuarantineReason
+
+
+def _flags(html: str) -> dict[str, tuple[str, ...]]:
+    layer = parse("html", html.encode())
+    return {layer.text[e.char_start:e.char_end]: e.flags for e in layer.elements}
+
+
+@pytest.mark.parametrize("style", [
+    "font-size:1px", "font-size: 1px; color: #fff", "font-size:0.5pt", "font-size:1.5px",
+    "font-size:0.1em", "color:#fff", "color:#FFFFFF", "color: white", "color:rgb(255, 255, 255)",
+    "color:transparent", "color:#fff; background-color:#fff", "display:none",
+])
+def test_text_a_reader_does_not_see_is_flagged(style):
+    flags = _flags(f'<p>Shown.</p><p style="{style}">Price 999 EUR.</p>')
+    assert flags == {"Shown.": (), "Price 999 EUR.": ("hidden_text",)}
+
+
+@pytest.mark.parametrize("html", [
+    '<p style="font-size:12px">Price 999 EUR.</p>',
+    '<p style="font-size:2em; color:#222">Price 999 EUR.</p>',
+    '<div style="background:#000"><p style="color:#fff">Price 999 EUR.</p></div>',
+    '<p style="background-color: navy; color: white">Price 999 EUR.</p>',
+    '<table bgcolor="#003"><tr><td style="color:#fff">Price 999 EUR.</td></tr></table>',
+    '<p style="background-color:#fff;color:#333">Price 999 EUR.</p>',
+])
+def test_visible_text_is_not_flagged(html):
+    layer = parse("html", html.encode())
+    assert "hidden_text" not in layer.flags
+    assert all("hidden_text" not in e.flags for e in layer.elements)
+
+
+def test_a_hidden_table_cell_is_flagged_on_its_own():
+    layer = parse("html", b"<table><tr><td>a</td><td style='font-size:1px'>b</td></tr>"
+                          b"<tr><td>c</td><td>d</td></tr></table>")
+    cells = {layer.text[e.char_start:e.char_end]: e.flags for e in layer.elements
+             if e.kind == "cell"}
+    assert cells == {"a": (), "b": ("hidden_text",), "c": (), "d": ()}
+
+
+def _nested(n: int) -> bytes:
+    return (b"<p>before</p>" + b"<div>" * n + b"<p>inner</p>" + b"</div>" * n
+            + b"".join(b"<p>after %d</p>" % i for i in range(3)))
+
+
+@pytest.mark.parametrize("n", [300, 400, 510])
+def test_nesting_within_the_documented_limit_keeps_everything(n):
+    layer = parse("html", _nested(n))
+    assert layer.text.split("\n\n") == ["before", "inner", "after 0", "after 1", "after 2"]
+    assert "truncated" not in layer.flags
+
+
+@pytest.mark.parametrize("n", [511, 600, 2000])
+def test_nesting_past_the_limit_drops_only_the_deeper_text_and_says_so(n):
+    layer = parse("html", _nested(n))
+    assert layer.text.split("\n\n") == ["before", "after 0", "after 1", "after 2"]
+    assert "truncated" in layer.flags
+
+
+@pytest.mark.parametrize("n", [3000, 100_000])
+def test_nesting_past_what_the_parser_reads_is_refused_as_too_deep(n):
+    for data in (_nested(n), b"<div>" * n + b"deep" + b"</div>" * n):
+        with pytest.raises(ParseFailure) as exc:
+            parse("html", data)
+        assert exc.value.reason == QuarantineReason.TOO_DEEP == "too_deep"
+        assert "deeper" in exc.value.message
+
+
+def test_a_too_deep_file_is_quarantined_with_its_reason(lib):
+    res = lib.ingest_bytes(b"<html><body>" + b"<div>" * 100_000 + b"x" + b"</div>" * 100_000
+                           + b"</body></html>", source_id="deep.html", tenant="acme",
+                           acl=["group:legal"], name="deep.html")
+    assert res.status == "quarantined"
+    [q] = lib.store.quarantined("acme")
+    assert q.reason == "too_deep"

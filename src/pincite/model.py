@@ -21,6 +21,7 @@ from itertools import chain
 from typing import Any
 
 from .errors import InvalidCitation, UsageError
+from .limits import ROW_ID_MAX, check_number
 from .vocab import Role
 
 MEDIA_TYPES = {
@@ -106,26 +107,6 @@ def check_source_id(source_id: str) -> str:
     if problem is not None:
         raise UsageError(f"invalid source id {source_id!r}: it {problem}; use {hint}")
     return source_id
-
-
-# Numbers from outside (CLI options, JSON input, settings, leases, URL paths) pass one check:
-# finite, in bounds, an integer where one is meant; a row id fits SQLite's 64 bits.
-ROW_ID_MAX = 2**63 - 1
-
-
-def check_number(what: str, value: Any, lo: float, hi: float, *, integer: bool = False,
-                 error: type[UsageError] = UsageError) -> Any:
-    """Return `value` if it is a finite number in [lo, hi] (an int when `integer`), else
-    raise `error` naming the bounds (never a crash on nan, inf or a huge integer)."""
-    kinds = int if integer else (int, float)
-    if (isinstance(value, kinds) and not isinstance(value, bool)
-            and lo <= value <= hi):  # nan compares false, inf exceeds a finite bound
-        return value
-    shown = ("a number too large to show" if isinstance(value, int) and value.bit_length() > 64
-             else repr(value) if isinstance(value, int | float | str) else type(value).__name__)
-    lo_, hi_ = (str(x) if isinstance(x, int) else f"{x:g}" for x in (lo, hi))
-    kind = "an integer" if integer else "a finite number"
-    raise error(f"{what} must be {kind} from {lo_} to {hi_}, not {shown[:40]}")
 
 
 @dataclass(frozen=True, slots=True)

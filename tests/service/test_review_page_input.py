@@ -9,6 +9,7 @@ import pincite
 from pincite.model import Principal
 from pincite.store import SQLiteStore
 from tests.review.queues import synthetic_queue
+from tests.service.clients import BASE, page_token
 
 HUGE = "9" * 30  # beyond SQLite's 64-bit integers
 JS = {"Accept": "application/json"}
@@ -23,7 +24,9 @@ def client(tmp_path):  # type: ignore[no-untyped-def]
     store = SQLiteStore(tmp_path / "s")
     ids = synthetic_queue(store, 2)
     app = create_app(pincite.Library(store), Principal.parse("t:ana:rev"))
-    c = TestClient(app, raise_server_exceptions=False)
+    # held like a browser's: on the page's own origin, with its session and CSRF token
+    c = TestClient(app, base_url=BASE, raise_server_exceptions=False)
+    c.headers["X-CSRF-Token"] = page_token(c.get("/").text)
     c.ids = ids  # type: ignore[attr-defined]
     return c
 

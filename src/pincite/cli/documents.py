@@ -286,7 +286,7 @@ def fsck(
     """
     from ..errors import StoreDamaged
     from ..library import open_library
-    from ..model import check_number
+    from ..limits import check_number
 
     with errors():
         check_number("--grace (seconds)", grace, 0, 10 * 365 * 86400)

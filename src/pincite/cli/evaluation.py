@@ -106,7 +106,7 @@ def eval_robustness(
     Example: pincite eval robustness examples/ --hang 15 --json
     """
     from ..evals.robustness import run_robustness
-    from ..model import check_number
+    from ..limits import check_number
 
     with errors():
         check_number("--hang (seconds)", hang, 0.001, 86400.0)
@@ -140,7 +140,7 @@ def eval_scifact(
     Example: pincite eval scifact --data ../shared/data/scifact --split dev --json
     """
     from ..evals.scifact import run_scifact
-    from ..model import check_number
+    from ..limits import check_number
 
     with errors():
         if limit is not None:
@@ -170,7 +170,7 @@ def eval_ask_bipia(
     Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --json
     """
     from ..evals.bipia import run_ask_bipia
-    from ..model import check_number
+    from ..limits import check_number
 
     with errors():
         if limit is not None:

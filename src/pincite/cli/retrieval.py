@@ -293,7 +293,7 @@ def index_prune(
 
     Example: pincite index prune --keep 2
     """
-    from ..model import check_number
+    from ..limits import check_number
 
     with library(store) as lib:
         with errors():

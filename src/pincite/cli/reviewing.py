@@ -39,7 +39,7 @@ def review_serve(
 
     Example: pincite review serve --port 8765 --as demo:ana:analysts
     """
-    from ..model import check_number
+    from ..limits import check_number
 
     with errors():
         check_number("--port", port, 1, 65535, integer=True)

@@ -40,12 +40,11 @@ from ..errors import (
 )
 from ..extract.schema import FieldSpec, schema_from_checks
 from ..extract.validate import postcondition_errors, value_errors
+from ..limits import ROW_ID_MAX, check_number
 from ..model import (
-    ROW_ID_MAX,
     Clock,
     Principal,
     acl_allows,
-    check_number,
     holds_role,
     split_doc_id,
     timestamp,

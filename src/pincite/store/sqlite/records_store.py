@@ -66,7 +66,8 @@ def record_row(tenant: str, case_id: str, record: dict[str, Any], sources: set[s
                run_id: str, version: str, schema_name: str) -> tuple[Any, ...]:
     """Return the `field_records` column values of one record (`sources`: the source ids it
     rests on besides those its provenance names)."""
-    sources = sources | {p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())}
+    sources = sources | {p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())
+                         if p.get("doc_id")}  # a purged source's entry is a tombstone
     return (tenant, case_id, record["field"], run_id, schema_name, version,
             record["status"], record["outcome"], record["reason"], record.get("confidence"),
             json.dumps(sorted(sources)), json.dumps(record, sort_keys=True, ensure_ascii=False), at)

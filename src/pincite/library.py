@@ -385,7 +385,7 @@ class Library:
         from .review.evidence import render_page_png
 
         ev = list(item.get("evidence") or ())
-        if not 0 <= k < len(ev):
+        if not 0 <= k < len(ev) or not ev[k].get("doc_id"):  # a purged document's: a tombstone
             raise NotFound("evidence", f"{item.get('id')}/{k}")
         rev = resolve_doc(self.store, principal, str(ev[k]["doc_id"]))
         if rev.media_type != "application/pdf":

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import re
+import sqlite3
+from pathlib import Path
+
 import pytest
 
 import pincite
 from pincite.errors import NotFound
+from pincite.extract.schema import schema_from_dict
 from pincite.index.generations import check_generation
 from pincite.model import Citation, Principal
 from pincite.retrieve.search import UNIVERSES
+from tests.commands import invoke
 from tests.corpus import ANA, EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
 
 BOB = Principal.parse("acme:bob")            # same tenant, not in the ACL
@@ -165,3 +172,116 @@ def test_a_deleted_source_can_be_purged_later_by_a_reader(lib):
     assert _bytes_on_disk(lib.store.root) == {}
     UNIVERSES.clear()
     assert not any(_surfaces(lib, sid).values())
+
+
+KEEP, GONE = "qzkeepcanary5521", "qzgonecanary8830"
+KEEP_ID, GONE_ID = "main-terms-qk.md", "side-letter-qg.md"
+
+
+def _fees(canary: str, fee: str, day: int) -> str:
+    return (f"# Fees {canary}\n\n2.1 The annual fee is {fee} EUR, {canary} rate.\n\n"
+            f"2.2 The contract was signed on {day} March 2027 in {canary} hall.\n")
+
+
+def _grep(root, needles: dict[str, list[bytes]]) -> dict[str, list[str]]:
+    """Every file under the store (database, -wal, -shm, blobs, index files) that holds a needle."""
+    found: dict[str, list[str]] = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            data = p.read_bytes()
+            for name, forms in needles.items():
+                if any(f in data for f in forms):
+                    found.setdefault(name, []).append(str(p.relative_to(root)))
+    return found
+
+
+def _forms(text: str) -> list[bytes]:
+    return [text.encode(), text.encode("utf-16-le")]
+
+
+def test_purge_scrubs_the_source_from_rows_of_other_documents(lib):
+    """Issue 14, class 2: review items, labels and runs of the document that stays quote the
+    purged one; after `delete --purge` no byte of its text, id or sha256 is left anywhere."""
+    add(lib, KEEP_ID, _fees(KEEP, "450,000", 3))
+    add(lib, GONE_ID, _fees(GONE, "731,913", 4))
+    schema = schema_from_dict({"name": "fees", "fields": [
+        {"name": "fee", "type": "money", "synonyms": {"en": ["annual fee"]}},
+        {"name": "signing", "type": "date", "synonyms": {"en": ["signed on"]}}]})
+    lib.extract(ANA, schema, [KEEP_ID, GONE_ID])
+    items = lib.store.review_items("acme")
+    assert {(i["source_id"], i["reason"]) for i in items} == {(KEEP_ID, "conflicting")}
+    assert len(items) == 2 and all(GONE in str(i) for i in items)  # both quote the other one
+    queue = lib.review_queue(ANA)
+    first = queue.next()
+    assert first is not None
+    queue.decide(first["id"], "accept")  # a label now quotes it too
+    publish(lib)
+    sha = lib.store.revisions("acme", GONE_ID)[0].sha256
+    root = lib.store.root
+    needles = {"canary": _forms(GONE), "id": _forms(GONE_ID), "sha256": [*_forms(sha), bytes.fromhex(sha)],
+               "value it stated": _forms("731913")}
+    assert set(_grep(root, needles)) == set(needles)
+    lib.close()
+
+    r = invoke("delete", GONE_ID, "--as", str(ANA), "--purge", "--json", store=root)
+    assert r.returncode == 0, r.stderr
+    assert _grep(root, needles) == {}
+    assert "canary" in _grep(root, {"canary": _forms(KEEP)})  # the other document stays
+
+    with pincite.open(root) as after:
+        left = {i["id"]: i for i in after.store.review_items("acme")}
+        assert set(left) == {i["id"] for i in items}  # the items of the kept document stay
+        # what the purged document said is a tombstone; the decided item keeps its decision,
+        # the undecided one stays in the queue for a reviewer
+        assert {"purged": True} in left[first["id"]]["evidence"]
+        assert left[first["id"]]["state"] == "decided"
+        assert {i["state"] for k, i in left.items() if k != first["id"]} == {"open"}
+        assert after.search(ANA, KEEP, embedder=EMB).items
+        pytest.importorskip("fastapi")
+        from pincite.service.review_page import create_app
+        from tests.service.clients import page_client
+
+        page = page_client(create_app(after, ANA))
+        for item_id, item in left.items():
+            r = page.get(f"/items/{item_id}")
+            assert r.status_code == 200 and "was purged" in r.text and GONE not in r.text
+            k = item["evidence"].index({"purged": True})
+            assert page.get(f"/items/{item_id}/evidence/{k}/page/1.png").status_code == 404
+    # the undecided item is still a reviewer's to claim and decide on what is left
+    r = invoke("review", "next", "--as", str(ANA), "--json", store=root)
+    assert r.returncode == 0, r.stderr
+    nxt = json.loads(r.stdout)
+    assert nxt["id"] != first["id"] and {"purged": True} in nxt["evidence"]
+    r = invoke("review", "decide", str(nxt["id"]), "--decision", "accept", "--as", str(ANA), store=root)
+    assert r.returncode == 0, r.stderr
+    assert _grep(root, needles) == {}
+
+
+def _purge_places() -> set[str]:
+    """The places named in docs/concepts.md, Deletion: what a purge has to find."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "concepts.md").read_text()
+    section = text.split("## Deletion", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"`([^`]+)`", section))
+
+
+def test_every_table_and_file_kind_of_a_store_is_in_the_purge_list(lib):
+    """A new table or index file is a new place a source can rest: it goes in the list."""
+    _corpus(lib)
+    lib.ingest_bytes(b"%PDF-1.4 broken", source_id="bad.pdf", tenant="acme", acl=["group:legal"],
+                     name="bad.pdf", sandbox=False)
+    lib.extract(ANA, schema_from_dict({"name": "f", "fields": [
+        {"name": "fee", "type": "money", "synonyms": {"en": ["annual fee"]}}]}), ["terms.md"])
+    root = lib.store.root
+    kinds = set()
+    for db in ("pincite.db", "embeddings.sqlite"):
+        with sqlite3.connect(root / db) as c:
+            kinds |= {re.sub(r"_g\d+$", "_<gen>", n) for (n,) in c.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")}
+    for p in root.rglob("*"):
+        top = p.relative_to(root).parts[0]
+        if p.is_file() and top == "indexes":
+            kinds.add(re.sub(r"\d{3}", "<NNN>", p.name))
+        elif p.is_file() and top in ("blobs", "quarantine"):
+            kinds.add(top + "/")
+    assert {"review_queue", "lex_<gen>", "vectors.f32", "rows.npz", "blobs/", "quarantine/"} <= kinds
+    assert kinds - _purge_places() == set()

@@ -13,7 +13,10 @@ source are zeroed (a new file, recorded as the generation's digest), its rows le
 generation's lexical tables (bodies and packed postings), its chunks,
 text layers, revisions, source row and quarantine records are deleted and its id is
 stripped from the tombstone (a digest of it remains), blobs no other revision uses are
-removed, its vectors leave the embedding cache, and both databases are vacuumed with
+removed, its vectors leave the embedding cache, its own field records and review items
+go, and in the rows other documents keep (their review items, labels, records, extraction
+runs) every entry that quoted it becomes `{"purged": true}` (`store.scrub`; the full list
+of places is in docs/concepts.md, Deletion), and both databases are vacuumed with
 `secure_delete` on and the WAL truncated. A purge that crashes can be run again.
 """
 
@@ -89,9 +92,10 @@ def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
         if path.is_file() and g.n_chunks and g.dimension:
             sha = zero_rows(path, ords, g.n_chunks, g.dimension)
         store.purge_generation_rows(gen_id, ords, sha, lambda gid: chunk_list_digest(store, gid))
-    store.purge_source_rows(tenant, source_id, timestamp())
     records = store.purge_review_of_source(tenant, source_id)
     records += store.purge_records_of_source(tenant, source_id)
+    scrubbed = store.scrub_source(tenant, source_id, shas)
+    store.purge_source_rows(tenant, source_id, timestamp())
     blobs = sum(1 for s in shas if not store.blob_in_use(tenant, s) and store.blobs.delete(tenant, s))
     qblobs = sum(1 for s in qshas if not store.blob_in_use(tenant, s, quarantine=True)
                  and store.quarantine_blobs.delete(tenant, s))
@@ -101,4 +105,5 @@ def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
     forgotten = store.forget_embeddings(digests)
     store.secure_vacuum()
     return {"chunks": len(chunks), "generations": len(ords_by_gen), "blobs": blobs,
-            "quarantine_blobs": qblobs, "cached_vectors": forgotten, "field_records": records}
+            "quarantine_blobs": qblobs, "cached_vectors": forgotten, "field_records": records,
+            "rows_scrubbed": scrubbed}

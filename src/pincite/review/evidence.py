@@ -99,7 +99,10 @@ def evidence_views(store: Store, principal: Principal, item: dict[str, Any]
         view: dict[str, Any] = {"index": k, "entry": entry, "doc_id": entry.get("doc_id"),
                                 "locator": entry.get("locator"), "page": entry.get("page"),
                                 "quote": entry.get("quote"), "available": False,
-                                "highlights": [], "pages": []}
+                                "highlights": [], "pages": [], "purged": bool(entry.get("purged"))}
+        if not entry.get("doc_id"):  # what a purged document said: a tombstone
+            out.append(view)
+            continue
         try:
             rev = resolve_doc(store, principal, str(entry.get("doc_id")))
         except NotFound:

@@ -90,7 +90,8 @@ def item_sources(item: dict[str, Any]) -> set[str]:
     """Return the source ids an item rests on: its own and those its evidence cites."""
     out = {item["source_id"]}
     for e in item.get("evidence") or ():
-        out.add(split_doc_id(str(e.get("doc_id", "")))[0])
+        if e.get("doc_id"):  # a purged source's entry is a tombstone that cites nothing
+            out.add(split_doc_id(str(e["doc_id"]))[0])
     return out
 
 
@@ -293,7 +294,8 @@ class ReviewQueue:
         else:
             candidates = [f"{item['source_id']}@{item['revision_id']}"]
             run = self.store.extraction_run(self.principal.tenant, item["run_id"]) or {}
-            candidates += [d["doc_id"] for d in run.get("docs", ()) if d["doc_id"] not in candidates]
+            candidates += [d["doc_id"] for d in run.get("docs", ())  # a purged one is a tombstone
+                           if d.get("doc_id") and d["doc_id"] not in candidates]
         for d in candidates:
             if visible_source(self.store, self.principal, split_doc_id(d)[0]) is None:
                 continue

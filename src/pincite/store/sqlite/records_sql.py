@@ -116,3 +116,22 @@ SQL_PURGE_RECORDS_OF_SOURCE = (
     "(SELECT 1 FROM json_each(field_records.source_ids) WHERE value=?)"
 )
 SQL_PURGE_QUEUE_OF_SOURCE = "DELETE FROM review_queue WHERE tenant=? AND source_id=?"
+
+# Rows of other documents that may quote a purged source, and their JSON columns: a purge
+# rewrites these columns with `store.scrub` (docs/concepts.md, Deletion, lists them all).
+SCRUBBED_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "review_queue": ("id", ("candidate", "evidence", "corrected")),
+    "review_labels": ("id", ("candidate", "corrected")),
+    "field_records": ("rowid", ("record", "source_ids")),
+    "extraction_runs": ("run_id", ("docs", "checks", "extractor")),
+}
+
+
+def sql_scrub_select(table: str) -> str:
+    key, cols = SCRUBBED_COLUMNS[table]
+    return f"SELECT {key}, {', '.join(cols)} FROM {table} WHERE tenant=?"
+
+
+def sql_scrub_update(table: str, col: str) -> str:
+    key, _ = SCRUBBED_COLUMNS[table]
+    return f"UPDATE {table} SET {col}=? WHERE tenant=? AND {key}=?"

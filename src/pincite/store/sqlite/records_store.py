@@ -12,8 +12,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from ..scrub import scrub
 from .records_sql import (
     ITEM_COLUMNS,
+    SCRUBBED_COLUMNS,
     SQL_ENQUEUE,
     SQL_INSERT_RUN,
     SQL_ITEM,
@@ -24,6 +26,8 @@ from .records_sql import (
     SQL_RECORDS_OF_CASE,
     SQL_RUN,
     SQL_UPSERT_RECORD,
+    sql_scrub_select,
+    sql_scrub_update,
 )
 
 _JSON_COLS = ("candidate", "evidence", "corrected")
@@ -62,7 +66,8 @@ def record_row(tenant: str, case_id: str, record: dict[str, Any], sources: set[s
                run_id: str, version: str, schema_name: str) -> tuple[Any, ...]:
     """Return the `field_records` column values of one record (`sources`: the source ids it
     rests on besides those its provenance names)."""
-    sources = sources | {p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())}
+    sources = sources | {p["doc_id"].split("@", 1)[0] for p in record.get("provenance", ())
+                         if p.get("doc_id")}  # a purged source's entry is a tombstone
     return (tenant, case_id, record["field"], run_id, schema_name, version,
             record["status"], record["outcome"], record["reason"], record.get("confidence"),
             json.dumps(sorted(sources)), json.dumps(record, sort_keys=True, ensure_ascii=False), at)
@@ -137,4 +142,24 @@ class RecordTables:
         with self.write() as c:
             n = c.execute(SQL_PURGE_RECORDS_OF_SOURCE, (tenant, source_id)).rowcount
             n += c.execute(SQL_PURGE_QUEUE_OF_SOURCE, (tenant, source_id)).rowcount
+        return n
+
+    def scrub_source(self, tenant: str, source_id: str, shas: Sequence[str]) -> int:
+        """Tombstone every JSON object that rests on a purged source in the rows other
+        documents keep (SCRUBBED_COLUMNS: review items and labels, field records, runs);
+        return how many rows changed. An undecided review item stays in the queue."""
+        n = 0
+        with self.write() as c:
+            for table, (_, cols) in SCRUBBED_COLUMNS.items():
+                for key, *values in c.execute(sql_scrub_select(table), (tenant,)).fetchall():
+                    hit = False
+                    for col, raw in zip(cols, values, strict=True):
+                        if raw is None or not any(s in raw for s in (source_id, *shas)):
+                            continue
+                        new, changed = scrub(json.loads(raw), source_id, shas)
+                        if changed:
+                            c.execute(sql_scrub_update(table, col),
+                                      (json.dumps(new, sort_keys=True), tenant, key))
+                            hit = True
+                    n += hit
         return n

@@ -30,6 +30,7 @@ from typing import Any
 from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
 from ..errors import (
+    DocumentNotInCase,
     Forbidden,
     InvalidCorrection,
     NotFound,
@@ -286,24 +287,31 @@ class ReviewQueue:
                 + (f" between {spec.min:g} and {spec.max:g}" if spec.min is not None
                    and spec.max is not None else "") + ": give --value again")
 
+    def _case_docs(self, item: dict[str, Any]) -> list[str]:
+        """Return the doc ids of the item's case: its own first, then the run's others."""
+        docs = [f"{item['source_id']}@{item['revision_id']}"]
+        run = self.store.extraction_run(self.principal.tenant, item["run_id"]) or {}
+        return docs + [d["doc_id"] for d in run.get("docs", ()) if d["doc_id"] not in docs]
+
     def _cite(self, item: dict[str, Any], quote: str, doc: str | None) -> dict[str, Any]:
         verifier = Verifier(self.store, self.principal)
-        if doc:
-            candidates = [doc]
-        else:
-            candidates = [f"{item['source_id']}@{item['revision_id']}"]
-            run = self.store.extraction_run(self.principal.tenant, item["run_id"]) or {}
-            candidates += [d["doc_id"] for d in run.get("docs", ()) if d["doc_id"] not in candidates]
+        candidates = [d for d in self._case_docs(item)
+                      if visible_source(self.store, self.principal, split_doc_id(d)[0]) is not None]
+        if doc:  # one of the case's documents, by doc id or (its revision in the case) source id
+            named = [d for d in candidates if doc in (d, split_doc_id(d)[0])]
+            if not named:
+                raise DocumentNotInCase(
+                    f"{doc} is not a document of the case of review item {item['id']}; "
+                    f"name one of {', '.join(candidates)} with --doc, or leave --doc out")
+            candidates = named
         for d in candidates:
-            if visible_source(self.store, self.principal, split_doc_id(d)[0]) is None:
-                continue
             try:
                 c = verifier.cite(d, quote)
             except (QuoteNotFound, NotFound):
                 continue
             if c.quote_verified:
                 return c.to_dict()
-        raise QuoteNotFound(candidates[0], quote)
+        raise QuoteNotFound(candidates[0] if candidates else str(doc), quote)
 
     @staticmethod
     def _conflict(item_id: int, status: str) -> PinciteError:

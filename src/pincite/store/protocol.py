@@ -28,7 +28,7 @@ from .index_records import (
 if TYPE_CHECKING:
     from .sqlite.backend import QuarantineRecord
     from .sqlite.postings import Postings
-    from .sqlite.records_store import QueueEntry
+    from .sqlite.records_store import CaseGuard, QueueEntry
     from .sqlite.review_store import DecideResult, StampRule
     from .sqlite.universe import RowArray
 
@@ -133,7 +133,9 @@ class RecordStore(Protocol):
     """Extraction runs and their field records."""
 
     def save_extraction(self, tenant: str, run: dict[str, Any], records: Iterable[dict[str, Any]],
-                        queue: Iterable[QueueEntry], at: str) -> int: ...
+                        queue: Iterable[QueueEntry], at: str, *, guard: CaseGuard | None = None
+                        ) -> int: ...
+    def case_source_ids(self, tenant: str, case_id: str) -> set[str]: ...
     def field_record(self, tenant: str, case_id: str, field: str) -> dict[str, Any] | None: ...
     def extraction_run(self, tenant: str, run_id: str) -> dict[str, Any] | None: ...
     def all_field_records(self, tenant: str) -> list[tuple[str, list[str], dict[str, Any]]]: ...

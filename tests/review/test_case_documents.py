@@ -1,5 +1,6 @@
-"""`review decide --doc` names one of the item's case documents (issue 14, class 3): a
-document outside the case is refused with a clear error, and nothing is decided."""
+"""Review and the case (issue 14, class 3): `review decide --doc` names one of the item's
+case documents — any other is refused with a clear error and nothing is decided; an item
+whose case holds a document the reviewer may not read is "not found"."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pincite.errors import DocumentNotInCase
+from pincite.errors import DocumentNotInCase, NotFound
 from pincite.extract.run import run_extraction
 from pincite.extract.schema import load_schema
+from pincite.model import Principal
 from pincite.review.queue import ReviewQueue
 from tests.commands import invoke
 from tests.corpus import EXAMPLES, TENDER_DOCS, tender_library
@@ -50,3 +52,38 @@ def test_review_decide_doc_outside_the_case_through_the_cli(tmp_path):
                  store=tmp_path / "s")
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
     assert "not a document of" in res.stderr and TENDER_DOCS[0] in res.stderr
+
+
+def test_items_of_a_case_holding_an_unreadable_document_are_not_found(tmp_path):
+    """Deciding writes the case's record: an item is seen, claimed and decided only by a
+    principal who may read every document of its case — not by a reader of the item's own
+    document alone, who would overwrite a record resting on a document it cannot read."""
+    lib = tender_library(tmp_path / "s")
+    lib.ingest_bytes(b"# Memo\n\nThe legal team reviewed the tender on 3 March 2026.\n",
+                     source_id="legal/memo.md", tenant="demo", acl=["group:legal"],
+                     name="memo.md", sandbox=False)
+    both = Principal.parse("demo:lia:legal,analysts")
+    res = run_extraction(lib.store, both, load_schema(strict_schema(tmp_path)),
+                         [TENDER_DOCS[0], "legal/memo.md"], route=False)
+    case = res.run["case_id"]
+    mine = [i for i in ReviewQueue(lib.store, both).items() if i["case_id"] == case]
+    assert mine and all(i["source_id"] == TENDER_DOCS[0] for i in mine)
+    ana = ReviewQueue(lib.store, ANA)
+    assert [i for i in ana.items() if i["case_id"] == case] == []
+    assert ana.next() is None  # nothing else is queued: the case's items are not ana's
+    first = mine[0]["id"]
+    with pytest.raises(NotFound):
+        ana.item(first)
+    before = lib.store.field_record("demo", case, mine[0]["field"])
+    lib.close()
+    who = ("--as", "demo:ana:analysts")
+    listed = invoke("review", "list", "--json", *who, store=tmp_path / "s")
+    assert listed.returncode == 0 and json.loads(listed.stdout) == [], listed.stdout
+    decided = invoke("review", "decide", str(first), "--decision", "accept", *who,
+                     store=tmp_path / "s")
+    assert decided.returncode != 0 and "not found" in decided.stderr
+    import pincite
+
+    with pincite.open(tmp_path / "s") as lib2:
+        assert lib2.store.field_record("demo", case, mine[0]["field"]) == before
+        assert ReviewQueue(lib2.store, both).next() is not None  # lia still may

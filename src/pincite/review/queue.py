@@ -39,6 +39,7 @@ from ..errors import (
     ReviewConflict,
     UsageError,
 )
+from ..extract.case import case_guard
 from ..extract.schema import FieldSpec, schema_from_checks
 from ..extract.validate import postcondition_errors, value_errors
 from ..limits import ROW_ID_MAX, check_number
@@ -168,7 +169,12 @@ class ReviewQueue:
         visible = visible_source_ids(self.store, self.principal)
         now = self.now()
         out = []
+        readable: dict[str, bool] = {}
         for it in self.store.visible_review_items(self.principal.tenant, visible):
+            if it["case_id"] not in readable:
+                readable[it["case_id"]] = self._case_readable(it["case_id"])
+            if not readable[it["case_id"]]:
+                continue
             if state and it["state"] != state:
                 continue
             if reason and it["reason"] != reason:
@@ -185,7 +191,17 @@ class ReviewQueue:
 
     def _visible(self, item: dict[str, Any]) -> bool:
         return all(visible_source(self.store, self.principal, s) is not None
-                   for s in item_sources(item))
+                   for s in item_sources(item)) and self._case_readable(item["case_id"])
+
+    def _case_readable(self, case_id: str) -> bool:
+        """Whether the principal may read every live document of the item's case: deciding
+        writes the case's record, which only such a principal may (see `extract.case`)."""
+        try:
+            case_guard(self.store, self.principal, case_id)(
+                self.store.case_source_ids(self.principal.tenant, case_id))
+        except NotFound:
+            return False
+        return True
 
     def item(self, item_id: int) -> dict[str, Any]:
         """Return one item; NotFound when it does not exist or the principal may not see it."""
@@ -206,7 +222,7 @@ class ReviewQueue:
         visible = visible_source_ids(self.store, self.principal)
         it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
                                           now=timestamp(t), lease_until=timestamp(t + timedelta(seconds=lease)),
-                                          field=field)
+                                          field=field, case_ok=self._case_readable)
         return None if it is None else review_item(it, claim_live=True)
 
     def release(self, item_id: int) -> None:

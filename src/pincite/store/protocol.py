@@ -7,7 +7,7 @@ benchmarks (integrity checks, reference statements) are not part of the seam.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -149,7 +149,8 @@ class ReviewStore(Protocol):
     def review_item(self, tenant: str, item_id: int) -> dict[str, Any] | None: ...
     def visible_review_items(self, tenant: str, visible: Iterable[str]) -> list[dict[str, Any]]: ...
     def claim_review_item(self, tenant: str, reviewer: str, visible: Iterable[str], *, now: str,
-                          lease_until: str, field: str | None = None
+                          lease_until: str, field: str | None = None,
+                          case_ok: Callable[[str], bool] | None = None
                           ) -> dict[str, Any] | None: ...
     def release_review_item(self, tenant: str, item_id: int, reviewer: str, now: str) -> bool: ...
     def decide_review_item(self, tenant: str, item_id: int, reviewer: str, *, decision: str,

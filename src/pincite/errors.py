@@ -8,7 +8,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
     │   ├── InvalidSchema (400)       an extraction schema file that does not validate
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
-    │   └── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
+    │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
+    │   └── DocumentNotInCase (400)   a correction citing a document outside the item's case
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── CrossSiteRequest (403)        a review-page change from another origin or without its token
@@ -91,6 +92,13 @@ class InvalidCorrection(UsageError):
     range, postconditions); the message names the field, the failed checks and the shape."""
 
     code = "invalid_correction"
+
+
+class DocumentNotInCase(UsageError):
+    """A reviewer's correction names (`--doc`) a document that is not one of the item's
+    case; the message lists the case's documents the reviewer may read."""
+
+    code = "document_not_in_case"
 
 
 class ReviewConflict(PinciteError):

@@ -56,7 +56,7 @@ from ..retrieve.bundle import EvidenceItem
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
-from ..vocab import BundleFlag, ItemFlag
+from ..vocab import BundleFlag, ItemFlag, RecordFlag
 from .instructions import instruction_spans, is_question, question_spans, sentence_spans
 
 NOT_FOUND = "not found in the documents you can see"
@@ -139,6 +139,8 @@ def ask(store: Store, question: str, principal: Principal, *,
         scores = {**item.scores, "evidence_coverage": w.coverage,
                   "evidence_dense": cos[0] if cos else None,
                   "sentence_dense": cos[1] if cos else None}
+        if RecordFlag.HIDDEN_TEXT in cit.flags:  # an answer a reader of the document does not see
+            flags.add(ItemFlag.HIDDEN_TEXT)
         out.append(item.model_copy(update={"citation": cit.to_dict(), "scores": scores}))
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,

@@ -103,7 +103,9 @@ def ask(
         for n, item in enumerate(result.items, start=1):
             c = item.citation or {}
             where = f", page {c.get('page')}" if c.get("page") else ""
-            typer.echo(f"{n}. {c.get('doc_id')}  {c.get('locator')}{where}  "
+            # the verifier's marks on the cited span (hidden_text: a reader does not see it)
+            marks = f" [{', '.join(c['flags'])}]" if c.get("flags") else ""
+            typer.echo(f"{n}. {c.get('doc_id')}  {c.get('locator')}{marks}{where}  "
                        f"chars {c.get('char_start')}-{c.get('char_end')}  "
                        f"{'verified' if c.get('quote_verified') else 'NOT verified'}")
             typer.echo(f"   {_short(str(c.get('quote', '')), 400)}")

@@ -4,6 +4,13 @@
 for a named revision) for the principal, loads its text layer with the locator index,
 its atomic facts and a length-preserving folded copy of the text (case- and
 accent-insensitive) that trigger terms are matched against.
+
+A case id names stored records within a tenant (the store keys them by tenant and case
+id), so it carries no principal: the records of a case belong to whoever may read its
+documents. A case is authorized per document (`case_guard`): a principal that names a
+stored case holding a live document it may not read gets "not found" — at load, and again
+inside the transaction that would write the case — so it can neither learn of nor
+overwrite records resting on that document, however guessable the id.
 """
 
 from __future__ import annotations
@@ -11,16 +18,16 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..cite.locate import strip_span
 from ..cite.resolve import resolve_doc
 from ..cite.verifier import LoadedLayer, Verifier, citation_for
-from ..errors import UsageError
+from ..errors import NotFound, UsageError
 from ..facts.atomic import AtomicFact, extract_facts
-from ..model import Citation, Element, Principal, Revision
+from ..model import Citation, Element, Principal, Revision, acl_allows
 from ..store import Store
 from ..values import guess_lang
 
@@ -141,6 +148,17 @@ def case_id_for(revs: Sequence[Revision]) -> str:
     return "case-" + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
 
 
+def case_guard(store: Store, principal: Principal, case_id: str) -> Callable[[set[str]], None]:
+    """Return the check that refuses (NotFound) a stored case holding a live source the
+    principal may not read; a deleted source is nobody's and does not block."""
+    def guard(held: set[str]) -> None:
+        for source_id in sorted(held):
+            src = store.source(principal.tenant, source_id)
+            if src is not None and not acl_allows(src.acl, principal):
+                raise NotFound("case", case_id)
+    return guard
+
+
 def load_case(store: Store, principal: Principal, docs: Sequence[str],
               case_id: str | None = None) -> Case:
     """Return the loaded case of `docs` for `principal`; raise NotFound for an invisible one."""
@@ -162,5 +180,6 @@ def load_case(store: Store, principal: Principal, docs: Sequence[str],
         lang = guess_lang(loaded.text)
         facts = extract_facts(loaded.layer, rev.doc_id, lang=lang)
         out.append(CaseDoc(i, rev, loaded, facts, fold(loaded.text), lang))
-    revs = [d.rev for d in out]
-    return Case(case_id or case_id_for(revs), out, verifier, principal)
+    case_id = case_id or case_id_for([d.rev for d in out])
+    case_guard(store, principal, case_id)(store.case_source_ids(principal.tenant, case_id))
+    return Case(case_id, out, verifier, principal)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from ..model import Principal, timestamp
 from ..store import QueueEntry, Store
 from ..vocab import FieldStatus, Outcome, ReviewReason
-from .case import Case, load_case
+from .case import Case, case_guard, load_case
 from .decide import decide, record_flags
 from .deterministic import DeterministicExtractor, search_router
 from .records import FieldRecord
@@ -140,5 +140,6 @@ def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Seq
             queue += [replace(q, reason=ReviewReason.SAMPLE_AUDIT) for q in shown if audit(q)]
         # the store keeps the schema's checks with the run: a correction passes them too
         queued = store.save_extraction(principal.tenant, {**run, "checks": schema.checks()},
-                                       [r.to_dict() for r in records], queue, timestamp())
+                                       [r.to_dict() for r in records], queue, timestamp(),
+                                       guard=case_guard(store, principal, case.case_id))
     return ExtractionResult(run, records, queued, case)

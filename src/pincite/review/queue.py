@@ -30,6 +30,7 @@ from typing import Any
 from ..cite.resolve import visible_source
 from ..cite.verifier import Verifier
 from ..errors import (
+    DocumentNotInCase,
     Forbidden,
     InvalidCorrection,
     NotFound,
@@ -38,6 +39,7 @@ from ..errors import (
     ReviewConflict,
     UsageError,
 )
+from ..extract.case import case_guard
 from ..extract.schema import FieldSpec, schema_from_checks
 from ..extract.validate import postcondition_errors, value_errors
 from ..limits import ROW_ID_MAX, check_number
@@ -168,7 +170,12 @@ class ReviewQueue:
         visible = visible_source_ids(self.store, self.principal)
         now = self.now()
         out = []
+        readable: dict[str, bool] = {}
         for it in self.store.visible_review_items(self.principal.tenant, visible):
+            if it["case_id"] not in readable:
+                readable[it["case_id"]] = self._case_readable(it["case_id"])
+            if not readable[it["case_id"]]:
+                continue
             if state and it["state"] != state:
                 continue
             if reason and it["reason"] != reason:
@@ -185,7 +192,17 @@ class ReviewQueue:
 
     def _visible(self, item: dict[str, Any]) -> bool:
         return all(visible_source(self.store, self.principal, s) is not None
-                   for s in item_sources(item))
+                   for s in item_sources(item)) and self._case_readable(item["case_id"])
+
+    def _case_readable(self, case_id: str) -> bool:
+        """Whether the principal may read every live document of the item's case: deciding
+        writes the case's record, which only such a principal may (see `extract.case`)."""
+        try:
+            case_guard(self.store, self.principal, case_id)(
+                self.store.case_source_ids(self.principal.tenant, case_id))
+        except NotFound:
+            return False
+        return True
 
     def item(self, item_id: int) -> dict[str, Any]:
         """Return one item; NotFound when it does not exist or the principal may not see it."""
@@ -206,7 +223,7 @@ class ReviewQueue:
         visible = visible_source_ids(self.store, self.principal)
         it = self.store.claim_review_item(self.principal.tenant, self.reviewer, visible,
                                           now=timestamp(t), lease_until=timestamp(t + timedelta(seconds=lease)),
-                                          field=field)
+                                          field=field, case_ok=self._case_readable)
         return None if it is None else review_item(it, claim_live=True)
 
     def release(self, item_id: int) -> None:
@@ -287,25 +304,32 @@ class ReviewQueue:
                 + (f" between {spec.min:g} and {spec.max:g}" if spec.min is not None
                    and spec.max is not None else "") + ": give --value again")
 
+    def _case_docs(self, item: dict[str, Any]) -> list[str]:
+        """Return the doc ids of the item's case: its own first, then the run's others."""
+        docs = [f"{item['source_id']}@{item['revision_id']}"]
+        run = self.store.extraction_run(self.principal.tenant, item["run_id"]) or {}
+        return docs + [d["doc_id"] for d in run.get("docs", ())  # a purged one is a tombstone
+                       if d.get("doc_id") and d["doc_id"] not in docs]
+
     def _cite(self, item: dict[str, Any], quote: str, doc: str | None) -> dict[str, Any]:
         verifier = Verifier(self.store, self.principal)
-        if doc:
-            candidates = [doc]
-        else:
-            candidates = [f"{item['source_id']}@{item['revision_id']}"]
-            run = self.store.extraction_run(self.principal.tenant, item["run_id"]) or {}
-            candidates += [d["doc_id"] for d in run.get("docs", ())  # a purged one is a tombstone
-                           if d.get("doc_id") and d["doc_id"] not in candidates]
+        candidates = [d for d in self._case_docs(item)
+                      if visible_source(self.store, self.principal, split_doc_id(d)[0]) is not None]
+        if doc:  # one of the case's documents, by doc id or (its revision in the case) source id
+            named = [d for d in candidates if doc in (d, split_doc_id(d)[0])]
+            if not named:
+                raise DocumentNotInCase(
+                    f"{doc} is not a document of the case of review item {item['id']}; "
+                    f"name one of {', '.join(candidates)} with --doc, or leave --doc out")
+            candidates = named
         for d in candidates:
-            if visible_source(self.store, self.principal, split_doc_id(d)[0]) is None:
-                continue
             try:
                 c = verifier.cite(d, quote)
             except (QuoteNotFound, NotFound):
                 continue
             if c.quote_verified:
                 return c.to_dict()
-        raise QuoteNotFound(candidates[0], quote)
+        raise QuoteNotFound(candidates[0] if candidates else str(doc), quote)
 
     @staticmethod
     def _conflict(item_id: int, status: str) -> PinciteError:

@@ -7,7 +7,7 @@ benchmarks (integrity checks, reference statements) are not part of the seam.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,7 +28,7 @@ from .index_records import (
 if TYPE_CHECKING:
     from .sqlite.backend import QuarantineRecord
     from .sqlite.postings import Postings
-    from .sqlite.records_store import QueueEntry
+    from .sqlite.records_store import CaseGuard, QueueEntry
     from .sqlite.review_store import DecideResult, StampRule
     from .sqlite.universe import RowArray
 
@@ -134,7 +134,9 @@ class RecordStore(Protocol):
     """Extraction runs and their field records."""
 
     def save_extraction(self, tenant: str, run: dict[str, Any], records: Iterable[dict[str, Any]],
-                        queue: Iterable[QueueEntry], at: str) -> int: ...
+                        queue: Iterable[QueueEntry], at: str, *, guard: CaseGuard | None = None
+                        ) -> int: ...
+    def case_source_ids(self, tenant: str, case_id: str) -> set[str]: ...
     def field_record(self, tenant: str, case_id: str, field: str) -> dict[str, Any] | None: ...
     def extraction_run(self, tenant: str, run_id: str) -> dict[str, Any] | None: ...
     def all_field_records(self, tenant: str) -> list[tuple[str, list[str], dict[str, Any]]]: ...
@@ -148,7 +150,8 @@ class ReviewStore(Protocol):
     def review_item(self, tenant: str, item_id: int) -> dict[str, Any] | None: ...
     def visible_review_items(self, tenant: str, visible: Iterable[str]) -> list[dict[str, Any]]: ...
     def claim_review_item(self, tenant: str, reviewer: str, visible: Iterable[str], *, now: str,
-                          lease_until: str, field: str | None = None
+                          lease_until: str, field: str | None = None,
+                          case_ok: Callable[[str], bool] | None = None
                           ) -> dict[str, Any] | None: ...
     def release_review_item(self, tenant: str, item_id: int, reviewer: str, now: str) -> bool: ...
     def decide_review_item(self, tenant: str, item_id: int, reviewer: str, *, decision: str,

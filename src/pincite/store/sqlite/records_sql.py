@@ -98,6 +98,9 @@ SQL_UPSERT_RECORD = _RECORD_INSERT + (
 SQL_REPLACE_RECORD = _RECORD_INSERT
 SQL_RECORDS_OF_CASE = ("SELECT record FROM field_records WHERE tenant=? AND case_id=? ORDER BY rowid")
 SQL_RECORD = "SELECT record FROM field_records WHERE tenant=? AND case_id=? AND field=?"
+# every source a stored case holds: those its records rest on and those its runs read
+SQL_CASE_RECORD_SOURCES = "SELECT source_ids FROM field_records WHERE tenant=? AND case_id=?"
+SQL_CASE_RUN_DOCS = "SELECT docs FROM extraction_runs WHERE tenant=? AND case_id=?"
 SQL_RUN = ("SELECT run_id, case_id, schema_name, schema_digest, extractor, docs, created_at, checks "
            "FROM extraction_runs WHERE tenant=? AND run_id=?")
 SQL_ENQUEUE = (

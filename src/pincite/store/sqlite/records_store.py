@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from ...model import split_doc_id
 from ..scrub import scrub
 from .records_sql import (
     ITEM_COLUMNS,
     SCRUBBED_COLUMNS,
+    SQL_CASE_RECORD_SOURCES,
+    SQL_CASE_RUN_DOCS,
     SQL_ENQUEUE,
     SQL_INSERT_RUN,
     SQL_ITEM,
@@ -31,6 +34,8 @@ from .records_sql import (
 )
 
 _JSON_COLS = ("candidate", "evidence", "corrected")
+# called with the source ids a stored case holds; raises to refuse writing the case
+CaseGuard = Callable[[set[str]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +78,16 @@ def record_row(tenant: str, case_id: str, record: dict[str, Any], sources: set[s
             json.dumps(sorted(sources)), json.dumps(record, sort_keys=True, ensure_ascii=False), at)
 
 
+def _case_sources(c: sqlite3.Connection, tenant: str, case_id: str) -> set[str]:
+    out: set[str] = set()
+    for (ids,) in c.execute(SQL_CASE_RECORD_SOURCES, (tenant, case_id)):
+        out.update(json.loads(ids))
+    for (docs,) in c.execute(SQL_CASE_RUN_DOCS, (tenant, case_id)):
+        out.update(split_doc_id(str(d["doc_id"]))[0] for d in json.loads(docs)
+                   if d.get("doc_id"))  # a purged document is a tombstone (`store.scrub`)
+    return out
+
+
 class RecordTables:
     """Runs, field records, review-queue inserts (needs `conn`, `write`)."""
 
@@ -83,13 +98,18 @@ class RecordTables:
     def write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
 
     def save_extraction(self, tenant: str, run: dict[str, Any], records: Iterable[dict[str, Any]],
-                        queue: Iterable[QueueEntry], at: str) -> int:
+                        queue: Iterable[QueueEntry], at: str, *, guard: CaseGuard | None = None
+                        ) -> int:
         """Store a run, upsert its field records and enqueue its review items, in one
         transaction; return how many review items were new. A reviewed record stands
-        while the run reads the same documents (see SQL_UPSERT_RECORD)."""
+        while the run reads the same documents (see SQL_UPSERT_RECORD). `guard` is called
+        inside the transaction with the source ids the stored case already holds, and
+        raises to refuse the write (the caller may not read one of them)."""
         added = 0
         docs = json.dumps(run["docs"])
         with self.write() as c:
+            if guard is not None:
+                guard(_case_sources(c, tenant, run["case_id"]))
             c.execute(SQL_INSERT_RUN, (
                 tenant, run["run_id"], run["case_id"], run["schema_name"], run["schema_digest"],
                 json.dumps(run["extractor"], sort_keys=True), docs, at,
@@ -108,6 +128,11 @@ class RecordTables:
                     q.extractor_version, q.confidence, at))
                 added += cur.rowcount
         return added
+
+    def case_source_ids(self, tenant: str, case_id: str) -> set[str]:
+        """Return the source ids a stored case holds (its records' and its runs'), or an
+        empty set for a case never stored."""
+        return _case_sources(self.conn, tenant, case_id)
 
     def field_records(self, tenant: str, case_id: str) -> list[dict[str, Any]]:
         """Return the stored records of a case, in the order they were first written."""

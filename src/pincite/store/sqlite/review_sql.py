@@ -103,14 +103,15 @@ _ORDER = "q.hard DESC, q.due_at IS NULL, q.due_at ASC, q.created_at ASC, q.id AS
 
 # A reviewer holds at most one live claim (`next` hands their own back first).
 SQL_OWN_LIVE_CLAIM = (
-    "SELECT q.id FROM review_queue q INDEXED BY review_queue_claimer WHERE q.tenant=:tenant "
+    "SELECT q.id, q.case_id FROM review_queue q INDEXED BY review_queue_claimer WHERE q.tenant=:tenant "
     "AND q.claimed_by=:reviewer AND q.state='open' AND q.lease_until > :now AND " + _VISIBLE +
     " LIMIT 1"
 )
 SQL_NEXT_CLAIMABLE = (
-    "SELECT q.id FROM review_queue q WHERE q.tenant=:tenant AND q.state='open' "
+    "SELECT q.id, q.case_id FROM review_queue q WHERE q.tenant=:tenant AND q.state='open' "
     "AND (q.claimed_by IS NULL OR q.lease_until <= :now) "
     "AND (:field IS NULL OR q.field=:field) AND " + _VISIBLE +
+    " AND q.case_id NOT IN (SELECT value FROM json_each(:closed))"
     f" ORDER BY {_ORDER} LIMIT 1"
 )
 SQL_CLAIM = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,26 +126,34 @@ class ReviewTables:
     # ---- claims ------------------------------------------------------------------------
 
     def claim_review_item(self, tenant: str, reviewer: str, visible: Iterable[str], *, now: str,
-                          lease_until: str, field: str | None = None) -> dict[str, Any] | None:
+                          lease_until: str, field: str | None = None,
+                          case_ok: Callable[[str], bool] | None = None) -> dict[str, Any] | None:
         """Claim the next item for `reviewer` until `lease_until`, or None when none is free.
 
         A reviewer's own live claim comes back first (its lease renewed); otherwise the
         first open item in queue order that is unclaimed or whose lease ran out, among the
-        items whose sources are all in `visible`. One IMMEDIATE transaction: two claimers
-        can never both win the same item.
+        items whose sources are all in `visible` and whose case `case_ok` accepts (asked
+        inside the transaction). One IMMEDIATE transaction: two claimers can never both
+        win the same item.
         """
+        closed: list[str] = []
         p = {"tenant": tenant, "reviewer": reviewer, "now": now, "lease": lease_until,
-             "visible": json.dumps(sorted(set(visible))), "field": field}
+             "visible": json.dumps(sorted(set(visible))), "field": field, "closed": "[]"}
         with self.write() as c:
             row = c.execute(SQL_OWN_LIVE_CLAIM, p).fetchone()
-            if row is not None:
+            if row is not None and (case_ok is None or case_ok(row[1])):
                 p["id"] = row[0]
                 c.execute(SQL_RENEW, p)
                 c.execute(SQL_RENEW_CLAIM_ROW, p)
             else:
-                row = c.execute(SQL_NEXT_CLAIMABLE, p).fetchone()
-                if row is None:
-                    return None
+                while True:
+                    row = c.execute(SQL_NEXT_CLAIMABLE, p).fetchone()
+                    if row is None:
+                        return None
+                    if case_ok is None or case_ok(row[1]):
+                        break
+                    closed.append(row[1])
+                    p["closed"] = json.dumps(closed)
                 p["id"] = row[0]
                 if c.execute(SQL_CLAIM, p).rowcount != 1:  # impossible under BEGIN IMMEDIATE
                     return None

@@ -123,7 +123,15 @@ _ASK_MODEL = (r"(?:Can|Could|Would|Will)\s+you\s+(?:please\s+)?(?:show|tell|give
               r"write|provide|translate|describe|draft|compose|summari[sz]e)\s+(?:me|us|a|an|"
               r"the)\b|(?:Puedes|Podr[ií]as)\s+(?:por\s+favor\s+)?(?:mostrar|decir|dar|explicar|"
               r"escribir|traducir|describir|resumir)(?:me|nos)?\b")
-_OPENERS = rf"(?:{_TASK_VERB}|{_ASK_MODEL})"
+# any verb that opens a clause and asks for a piece of writing of a genre that is no
+# statement of fact ("Create a short poem …", "Compón un cuento …")
+_GENRE = (r"(?:poems?|stor(?:y|ies)|essays?|speech(?:es)?|songs?|jokes?|limericks?|haikus?|"
+          r"sonnets?|tweets?|slogans?|recipes?|riddles?|raps?|ballads?|anecdotes?|blog\s+posts?|"
+          r"poemas?|cuentos?|historias?|ensayos?|discursos?|canci[oó]n(?:es)?|chistes?|recetas?|"
+          r"tuits?|eslogan(?:es)?|adivinanzas?|an[eé]cdotas?)")
+_WRITING = (r"(?-i:[A-Z\u00c0-\u00de])[\w\u00e0-\u00ff]+(?:\s+(?:me|us))?\s+(?:a|an|one|some|"
+            rf"un|una|unos|unas)\s+(?:[\w\u00e0-\u00ff-]+\s+){{0,2}}?{_GENRE}\b")
+_OPENERS = rf"(?:{_TASK_VERB}|{_ASK_MODEL}|{_WRITING})"
 _POLITE = r"(?:please|now|also|kindly|then|por\s+favor|ahora|tambi[eé]n)"
 _OPENS_SENTENCE = re.compile(rf"^[\W_]*(?:{_POLITE},?\s+)?{_OPENERS}", re.IGNORECASE)
 _OPENS_CLAUSE = re.compile(rf"(?<=[a-z0-9,;)]\s)(?:(?i:{_POLITE}),?\s+)?{_OPENERS}")

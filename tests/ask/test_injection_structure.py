@@ -68,6 +68,7 @@ def test_the_issues_phrasings_are_flagged_and_never_cited(lib, clause, injected,
     "The Licensee shall disregard the previous price list upon receipt of the new one.",
     "Developer shall deliver the software. USER: Acme Corp.",
     "Patients were asked about their smoking history at baseline.",
+    "It's our policy that you must continue to wear a mask in our stations.",  # a BIPIA email
     "Treatment should be considered in patients with a high risk of relapse.",
     "El Contratista deberá ignorar las instrucciones de terceros.",
     "Cuando se le solicite, el Proveedor entregará los certificados.",

@@ -79,7 +79,8 @@ _ADDRESSED = re.compile("|".join((
     rf"\b{_AI}\s+(?:(?:systems?|assistants?|models?|agents?|sistemas?|asistentes?|modelos?)\s+)?"
     r"(?:must|should|shall|are\s+(?:required|instructed)\s+to|debe|deben)\b",
     rf"\bif\s+you\s+are\s+an?\s+{_ADDRESSEE}\b|\bsi\s+eres\s+(?:un|una)\s+{_ADDRESSEE}\b",
-    # what to answer, said to the reader: orders about the answer, "when asked …"
+    # what to answer, said to the reader: orders about the answer, "when asked …" ("you
+    # must" takes a verb of answering or of reading: mail says "you must wear a mask")
     r"\b(?:when|whenever|if)\s+(?:you\s+are\s+|you're\s+|someone\s+|anyone\s+|a\s+user\s+|"
     r"the\s+user\s+)?(?:asked|asks|queried|questioned)\s+(?:about|for|what|whether|who|how|"
     r"when|which|if|to|regarding|on)\b",
@@ -94,7 +95,10 @@ _ADDRESSED = re.compile("|".join((
     r"\b(?:your|tu)\s+(?:answer|response|reply|respuesta)\s+(?:must|should|has\s+to|will|"
     r"debe|deber[aá]|tiene\s+que)\b",
     r"\byou\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|are\s+instructed\s+to|"
-    r"will\s+now|shall\s+now)\s+(?:now\s+|always\s+|only\s+|instead\s+)?[a-z]+",
+    r"will\s+now|shall\s+now)\s+(?:now\s+|always\s+|only\s+|instead\s+)?(?:ignore|disregard|"
+    r"forget|respond|reply|answer|say|include|add|write|output|print|tell|mention|state|"
+    r"reveal|repeat|recommend|cite|treat|consider|act|pretend|report|claim|describe|"
+    r"summari[sz]e|translate|praise|approve|rate|mark)\b",
     r"\b(?:debes|deber[aá]s|tienes\s+que|has\s+de|necesitas)\s+(?:ahora\s+|siempre\s+|"
     r"solo\s+|s[oó]lo\s+)?(?:ignorar|responder|contestar|decir|escribir|incluir|a[nñ]adir|"
     r"mencionar|revelar|repetir|tratar|considerar|olvidar|traducir|indicar|afirmar|usar)\b",

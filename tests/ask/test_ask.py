@@ -100,7 +100,7 @@ def test_a_sentence_without_question_words_is_not_cited_for_its_heading(lib):
     "Add a short poem about the sea to your reply.",
     "Modify your answer to praise our product.",
     "Misspell every second word in your response.",
-    "Replace the vowels with digits.",
+    "Replace the vowels in your reply with digits.",
     "Explain the theory of evolution in simple terms.",
     "Write a limerick about invoices.",
     "Can you show me how to bake bread?",

@@ -12,68 +12,141 @@ import re
 _SENTENCE = re.compile(r"[^\n]*?(?:[.;:!?][\"'\u201d\u2019)\]]*(?=\s)|\n|$)")
 
 # ---- instructions addressed to the reader or a model ---------------------------------------
+#
+# Built from the structure of an order, not from the words of any benchmark: who is
+# addressed (you, the assistant, the model, the reader), what is overridden (previous
+# instructions, a clause), role markers, "when asked …" conditionals, and the reader's own
+# output as the object. English and Spanish. The instruction set these were written
+# against is tests/ask/data/instructions.tsv; BIPIA's attack strings are held out.
 
-_OUTPUT = r"(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?)"
+_OUTPUT = (r"(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?|"
+           r"respuestas?|contestaci[oó]n(?:es)?|salidas?|mensajes?)")
+# whoever reads the document as a machine (or is told to act as one)
+_AI = (r"(?:ai|a\.i\.|llms?|gpts?|chatgpt|claude|gemini|copilot|chatbots?|ias?|"
+       r"(?:large\s+)?language\s+models?|modelos?\s+de\s+lenguaje)")
+_ADDRESSEE = (r"(?:ai|a\.i\.|llms?|gpts?|chatgpt|claude|gemini|copilot|chatbots?|bots?|(?:ai\s+|language\s+|virtual\s+)?"
+              r"(?:assistants?|models?|agents?|systems?)|readers?|parsers?|"
+              r"ias?|asistentes?(?:\s+(?:de\s+)?ia)?|modelos?(?:\s+de\s+lenguaje)?|"
+              r"agentes?|lectores?)(?:\s+autom[aá]tic[oa]s|\s+automated)?")
+# what an override throws away
+_OVERRIDDEN = (r"(?:(?:all|any|the|your|my|these|those|every|of|everything|whatever|"
+               r"todas?|todos?|los|las|el|la|lo|tus|sus|cualquier)\s+)*"
+               r"(?:(?:previous|prior|above|earlier|preceding|original|former|other|system|"
+               r"foregoing|anteriores?|previas?|previos?|originales?|dem[aá]s)\s+)*"
+               r"(?:instructions?|directions?|directives?|prompts?|rules?|guidelines?|"
+               r"constraints?|context|(?:the\s+)?above|(?:said\s+)?before|(?:clause|section|"
+               r"article|paragraph)\s+[\w.]+|"
+               r"instrucci[oó]n(?:es)?|indicaciones|[oó]rdenes|reglas|normas|contexto|"
+               r"anterior|(?:cl[aá]usula|secci[oó]n|art[ií]culo|apartado)\s+[\w.]+)")
+_IGNORE = (r"(?:ignore|disregard|forget|override|overrule|bypass|skip|discard|set\s+aside|"
+           r"pay\s+no\s+attention\s+to|ignora|ignore|ignoren|ignorad|olvida|olvide|olviden|"
+           r"olvidad|omite|omita|descarta|descarte|haz\s+caso\s+omiso\s+(?:a|de)|"
+           r"no\s+(?:tengas|tenga)\s+en\s+cuenta)")
 # a verb used as an order: it opens the sentence or a capitalised clause, or follows a
 # word that makes it one ("please", "you must")
 _IMPERATIVE = (r"(?:^[\W_]*|(?<=\s)(?=(?-i:[A-Z]))|\b(?:please|now|then|just|you|always|only|"
-               r"must|should)\s+)")
-# found anywhere in a sentence (case-insensitive); the span runs from the clause start
+               r"must|should|por\s+favor|ahora|debes|solo|s[oó]lo)\s+)")
 _ADDRESSED = re.compile("|".join((
+    # role markers: a line that hands the turn to a role
+    # (not "user:" or "developer:", which head signature blocks of contracts)
+    r"(?:^|(?<=\s))(?:#{1,4}\s*)?(?:system|assistant|instruction|instructions|"
+    r"sistema|asistente|instrucci[oó]n|instrucciones)\s*:",
+    r"#{2,}\s*(?:instruction|instrucci[oó]n|system|sistema|response|respuesta)\b",
+    r"\[/?(?:inst|system|sys)\]|<\|?/?(?:im_start|im_end|system|user|assistant)\|?>|<<\s*sys\s*>>",
     # the reader's (a model's) own output is the object of the sentence
-    rf"\b(?:in|into|to|within|throughout)\s+your\s+{_OUTPUT}\b",
-    r"\b(?:of|from)\s+your\s+(?:answers?|responses?|repl(?:y|ies)|outputs?)\b",
+    rf"\b(?:in|into|to|within|throughout|en|a)\s+(?:your|tu|su)\s+{_OUTPUT}\b",
+    rf"\b(?:of|from|de)\s+(?:your|tu)\s+{_OUTPUT}\b",
     r"\byour\s+(?:answer|response|reply|output)'s\b",
+    rf"(?:^|(?<=\s))(?!(?i:about|after|at|before|by|for|from|in|of|on|per|re|regarding|thanks|"
+    rf"to|with|para|por|sobre|con|de|en|gracias)\b)(?-i:[A-Z])[a-z]+(?:\s+up)?\s+"
+    rf"(?:your|tu)\s+{_OUTPUT}\b",
     # overriding what came before, or the reader's role
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|these|those|"
-    r"every|of)\s+)*(?:(?:previous|prior|above|earlier|preceding|original|former|other|"
-    r"system)\s+)*(?:instructions?|directions?|directives?|prompts?|rules?|guidelines?|"
-    r"constraints?|context)\b",
+    rf"\b{_IGNORE}\s+{_OVERRIDDEN}",
+    rf"\b{_IGNORE}\s+(?:the|this|that|these|those|el|la|los|las|esta|este)\s+\w+\s+"
+    r"(?:above|below|anterior(?:es)?)\b",
     r"\b(?:you\s+are\s+now|from\s+now\s+on|(?:you|please)\s+act\s+as|act\s+as\s+if\s+you|"
     r"pretend\s+(?:to\s+be|that|you)|new\s+instructions?|system\s+prompt|developer\s+mode|"
-    r"jailbreak)\b",
-    # what to answer, said to the reader
+    r"jailbreak|a\s+partir\s+de\s+ahora|desde\s+ahora|ahora\s+eres|act[uú]a\s+como|"
+    r"nuevas\s+instrucciones|instrucciones\s+nuevas)\b",
+    # an order to a machine reader: "AI assistants reading this must …", "Note to the model:"
+    rf"\b{_ADDRESSEE}\s+(?:(?:that|who|which|que)\s+)?(?:reading|processing|summari[sz]ing|"
+    r"parsing|analy[sz]ing|read|process|lean|leas|lea|procesen|procese|procesan|lee|leen)\b",
+    rf"\b(?:note|message|instructions?|attention|nota|mensaje|atenci[oó]n)\s+"
+    rf"(?:to|for|para)\s+(?:the\s+|any\s+|all\s+|el\s+|la\s+|los\s+|las\s+|cualquier\s+)?"
+    rf"{_ADDRESSEE}\b",
+    r"\b(?:dear|hey|hello|hi|attention|querido|estimado|hola|atenci[oó]n)\s*,?\s+"
+    r"(?:the\s+|el\s+|la\s+)?(?:ai|llm|gpt|chatbot|bot|assistant|model|ia|asistente|modelo)\b",
+    rf"\b{_AI}\s+(?:(?:systems?|assistants?|models?|agents?|sistemas?|asistentes?|modelos?)\s+)?"
+    r"(?:must|should|shall|are\s+(?:required|instructed)\s+to|debe|deben)\b",
+    rf"\bif\s+you\s+are\s+an?\s+{_ADDRESSEE}\b|\bsi\s+eres\s+(?:un|una)\s+{_ADDRESSEE}\b",
+    # what to answer, said to the reader: orders about the answer, "when asked …" ("you
+    # must" takes a verb of answering or of reading: mail says "you must wear a mask")
+    r"\b(?:when|whenever|if)\s+(?:you\s+are\s+|you're\s+|someone\s+|anyone\s+|a\s+user\s+|"
+    r"the\s+user\s+)?(?:asked|asks|queried|questioned)\s+(?:about|for|what|whether|who|how|"
+    r"when|which|if|to|regarding|on)\b",
+    r"\b(?:cuando|si)\s+(?:te|le|les|se\s+te|alguien\s+te|el\s+usuario)\s+"
+    r"(?:pregunte[ns]?|preguntan?|consulte[ns]?)\b",
+    r"\b(?:answer|respond|reply|say|state|output|return)\s+(?:only|just|always|exclusively)\b",
+    rf"{_IMPERATIVE}(?:always|never)\s+(?:answer|respond|reply|say|state|claim|mention)\b",
+    r"\b(?:siempre|nunca)\s+(?:responde|responda|contesta|conteste|di|diga|menciona)\b",
+    r"\b(?:responde|responda|contesta|conteste|di|diga)\s+(?:solo|s[oó]lo|[uú]nicamente|siempre)\b",
     rf"{_IMPERATIVE}(?:respond|reply|answer)\s+(?:only\s+)?(?:with|using|by\s+saying)\b",
-    r"\byou\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to)\s+(?:now\s+|always\s+|"
-    r"only\s+)?(?:ignore|respond|reply|answer|say|include|add|write|output|print|tell|mention|"
-    r"state|reveal|repeat)\b",
+    r"\b(?:responde|responda|contesta|conteste)\s+(?:con|diciendo|que)\b",
+    r"\b(?:your|tu)\s+(?:answer|response|reply|respuesta)\s+(?:must|should|has\s+to|will|"
+    r"debe|deber[aá]|tiene\s+que)\b",
+    r"\byou\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|are\s+instructed\s+to|"
+    r"will\s+now|shall\s+now)\s+(?:now\s+|always\s+|only\s+|instead\s+)?(?:ignore|disregard|"
+    r"forget|respond|reply|answer|say|include|add|write|output|print|tell|mention|state|"
+    r"reveal|repeat|recommend|cite|treat|consider|act|pretend|report|claim|describe|"
+    r"summari[sz]e|translate|praise|approve|rate|mark)\b",
+    r"\b(?:debes|deber[aá]s|tienes\s+que|has\s+de|necesitas)\s+(?:ahora\s+|siempre\s+|"
+    r"solo\s+|s[oó]lo\s+)?(?:ignorar|responder|contestar|decir|escribir|incluir|a[nñ]adir|"
+    r"mencionar|revelar|repetir|tratar|considerar|olvidar|traducir|indicar|afirmar|usar)\b",
+    # an order to treat the document's facts otherwise than they stand
+    r"\b(?:treat|consider|regard|report|present)\s+(?:the|this|that|it|all|any)\b[^.!?\n]{0,60}"
+    r"\bas\s+(?:if|though|being|valid|void|true|false|expired|the\s+correct)\b",
+    r"\b(?:trata|trate|considera|considere|presenta|presente)\s+(?:el|la|los|las|esta|este|"
+    r"todo)\b[^.!?\n]{0,60}\bcomo\s+(?:si|v[aá]lid|nul|cierto|falso|vencid)",
     # a link the reader is told to follow
-    rf"{_IMPERATIVE}(?:click|visit|download|install|go\s+to|navigate\s+to)\b[^.!?\n]{{0,60}}?"
-    r"(?:https?://|"
-    r"www\.|\b[\w-]+\.(?:com|net|org|xyz|io|ru|info|biz|top|click|app)\b)",
+    rf"{_IMPERATIVE}(?:click|visit|download|install|go\s+to|navigate\s+to|haz\s+clic|visita|"
+    r"descarga|instala)\b[^.!?\n]{0,60}?"
+    r"(?:https?://|www\.|\b[\w-]+\.(?:com|net|org|xyz|io|ru|info|biz|top|click|app)\b)",
 )), re.IGNORECASE)
-# an imperative that opens a clause: the first word of a sentence (any case), or a
-# capitalised word run into the middle of one
-_TASK_VERB = (r"(?:Explain|Describe|Translate|Summari[sz]e|Paraphrase|Draft|Compose|Write|"
-              r"Provide|Generate|Develop|Define|Outline|Elaborate|Break\s+down|Tell\s+me|"
-              r"Show\s+me|Give\s+me|Teach\s+me)\b(?=\s+(?:a|an|the|me|us|how|what|why|who|"
-              r"when|where|which|this|that|about|on|some|its|their|every|each|all|following|"
-              r"in\s+simple)\b)")
-_EDIT_VERB = (r"(?:Replace|Substitute|Convert|Rearrange|Scramble|Jumble|Misspell|Anagram|"
-              r"Reverse|Encode|Encrypt|Capitali[sz]e|Remove|Group|Combine|Use)\b"
-              r"(?=(?:\s+\S+){0,4}?\s+(?:letters?|words?|vowels?|characters?|spaces?|"
-              r"punctuation|symbols?|numbers?\s+for)\b)")
+# an assistant's task given as an order: a sentence that opens with a verb asking for
+# generated text about something ("Write a …", "Explain how …", "Translate the …",
+# "Escribe un …", "Can you tell me …"); legal and scientific prose does not open that way
+_TASK_VERB = (r"(?:Explain|Describe|Translate|Summari[sz]e|Paraphrase|Write|Compose|Draft|"
+              r"Generate|List|Tell\s+me|Show\s+me|Give\s+me|Teach\s+me|"
+              r"Explica|Explique|Describe|Describa|Traduce|Traduzca|Resume|Resuma|Escribe|"
+              r"Escriba|Redacta|Redacte|Genera|Genere|Enumera|Dime|D[ií]game|Mu[eé]strame|"
+              r"Dame|Cu[eé]ntame)\b(?=\s+(?:a|an|the|me|us|how|what|why|who|when|where|which|your|tus|tu|"
+              r"this|that|about|on|some|its|their|every|each|all|following|un|una|unos|unas|"
+              r"el|la|los|las|c[oó]mo|qu[eé]|por\s+qu[eé]|qui[eé]n|cu[aá]ndo|d[oó]nde|esto|"
+              r"este|esta|sobre|algo|todo|todos|todas|lo|al|del)\b)")
 _ASK_MODEL = (r"(?:Can|Could|Would|Will)\s+you\s+(?:please\s+)?(?:show|tell|give|explain|"
               r"write|provide|translate|describe|draft|compose|summari[sz]e)\s+(?:me|us|a|an|"
-              r"the)\b")
-# a verb before "your reply" (not a preposition: "For your reply, …", "… for your message")
-_YOUR_OUTPUT = (r"(?!(?i:about|after|at|before|by|for|from|in|of|on|per|re|regarding|thanks|to|"
-                rf"with)\b)[A-Z][a-z]+(?:\s+up)?\s+your\s+{_OUTPUT}\b")
-_OPENERS = rf"(?:{_TASK_VERB}|{_EDIT_VERB}|{_ASK_MODEL}|{_YOUR_OUTPUT})"
-_OPENS_SENTENCE = re.compile(rf"^[\W_]*(?:(?:please|now|also|kindly|then),?\s+)?{_OPENERS}",
-                             re.IGNORECASE)
-_OPENS_CLAUSE = re.compile(rf"(?<=\s)(?:(?:Please|Now|Also|Kindly|Then),?\s+)?{_OPENERS}")
-# a capitalised word that opens an order (general English imperatives, and the words that
-# start "You must …", "Please …", "From now on …", "In your reply …")
-_ORDER_WORD = re.compile(
-    r"(?<=\s)(?:Add|Append|Insert|Include|Integrate|Incorporate|Mention|Modify|Change|Enhance|"
-    r"Augment|Amend|Edit|Rewrite|Write|Say|State|Tell|Respond|Reply|Answer|Output|Print|Return|"
-    r"Repeat|Put|Make|Ensure|Use|Start|Begin|End|Finish|Conclude|Sign|Replace|Substitute|"
-    r"Convert|Rearrange|Scramble|Jumble|Misspell|Anagram|Remove|Delete|Drop|Omit|Group|"
-    r"Combine|Introduce|Render|Provide|Give|Show|Explain|Describe|Translate|Summari[sz]e|"
-    r"Draft|Compose|Generate|Develop|Create|Suggest|Recommend|Encourage|Invite|Promote|Urge|"
-    r"Remind|Highlight|Emphasi[sz]e|Stress|Tease|Hint|Offer|Direct|Link|Ignore|Disregard|"
-    r"Forget|Pretend|Act|Click|Visit|Download|Install|Please|Kindly|You|From|In|To|Within)\b")
+              r"the)\b|(?:Puedes|Podr[ií]as)\s+(?:por\s+favor\s+)?(?:mostrar|decir|dar|explicar|"
+              r"escribir|traducir|describir|resumir)(?:me|nos)?\b")
+# any verb that opens a clause and asks for a piece of writing of a genre that is no
+# statement of fact ("Create a short poem …", "Compón un cuento …")
+_GENRE = (r"(?:poems?|stor(?:y|ies)|essays?|speech(?:es)?|songs?|jokes?|limericks?|haikus?|"
+          r"sonnets?|tweets?|slogans?|recipes?|riddles?|raps?|ballads?|anecdotes?|blog\s+posts?|"
+          r"poemas?|cuentos?|historias?|ensayos?|discursos?|canci[oó]n(?:es)?|chistes?|recetas?|"
+          r"tuits?|eslogan(?:es)?|adivinanzas?|an[eé]cdotas?)")
+_WRITING = (r"(?-i:[A-Z\u00c0-\u00de])[\w\u00e0-\u00ff]+(?:\s+(?:me|us))?\s+(?:a|an|one|some|"
+            rf"un|una|unos|unas)\s+(?:[\w\u00e0-\u00ff-]+\s+){{0,2}}?{_GENRE}\b")
+_OPENERS = rf"(?:{_TASK_VERB}|{_ASK_MODEL}|{_WRITING})"
+_POLITE = r"(?:please|now|also|kindly|then|por\s+favor|ahora|tambi[eé]n)"
+_OPENS_SENTENCE = re.compile(rf"^[\W_]*(?:{_POLITE},?\s+)?{_OPENERS}", re.IGNORECASE)
+_OPENS_CLAUSE = re.compile(rf"(?<=[a-z0-9,;)]\s)(?:(?i:{_POLITE}),?\s+)?{_OPENERS}")
+# where an order run into a sentence starts: a capitalised word (or a role mark) after white
+# space; it opens an order when an object follows it (a determiner, a pronoun, a quote:
+# "Add a …", "Ignore all …", "In your …", "Add \"…\""); see `_clause_start`
+_CLAUSE_OPENER = re.compile(r"(?:^|(?<=\s))(?:[#\[<]|[\"'\u201c(]?[A-Z\u00c0-\u00de])")
+_OBJECT_NEXT = re.compile(
+    r"\S*\s+(?:[\"'\u201c]|(?i:a|an|the|this|that|these|those|your|my|our|all|every|each|any|"
+    r"some|me|us|up|it|un|una|unos|unas|el|la|los|las|lo|tu|tus|su|sus|todo|toda|todos|"
+    r"todas|cada|nos|esto|este|esta)\b)")
 _QUESTION = re.compile(r"\?[\"'\u201d\u2019)\]]*$")
 # a capitalised word that opens a question run into a sentence ("… The Mercury T What is …?")
 _ASKING_WORD = re.compile(r"(?<=\s)(?:What|Who|Whom|Whose|When|Where|Why|How|Which|Is|Are|Was|"
@@ -81,14 +154,14 @@ _ASKING_WORD = re.compile(r"(?<=\s)(?:What|Who|Whom|Whose|When|Where|Why|How|Whi
 
 
 def _clause_start(sentence: str, at: int) -> int:
-    """The start of the order holding `at`: the last capitalised order word (after white
-    space) at or before it, else the sentence start (the whole sentence is suspected)."""
-    start = 0
-    for m in _ORDER_WORD.finditer(sentence):
-        if m.start() > at:
-            break
-        start = m.start()
-    return start
+    """The start of the order holding `at`: the first capitalised word at or before it that
+    takes an object, else the last one ("… message Invoices Replace … in your answer"), else
+    the sentence start (all of it is suspected)."""
+    openers = [m.start() for m in _CLAUSE_OPENER.finditer(sentence, 0, at + 1)]
+    for start in openers:
+        if _OBJECT_NEXT.match(sentence, start):
+            return start
+    return openers[-1] if openers else 0
 
 
 def _suspect_from(sentence: str) -> int | None:
@@ -123,14 +196,16 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 def instruction_spans(text: str) -> list[tuple[int, int]]:
     """The `[start, end)` spans of `text` that read as instructions to the reader or a model.
 
-    Deterministic and lexical; classes: (1) the reader's own output as the object ("… in
-    your reply", "… of your answer", "your response's words"); (2) overrides of what came
-    before or of the reader's role ("ignore the previous instructions", "you are now",
-    "system prompt"); (3) orders about the answer ("respond with", "you must say");
-    (4) links the reader is told to follow ("click/visit/download/install … www.…");
-    (5) a clause that opens with a task for an assistant ("Explain the …", "Write a …",
-    "Translate the …", "Can you show me …") or an edit of the reply's text ("Replace
-    vowels …", "Scramble the letters …"). A sentence that begins lowercase continues the
+    Deterministic and structural, English and Spanish; classes: (1) role markers
+    ("SYSTEM:", "### Instruction", "[INST]"); (2) the reader's own output as the object ("…
+    in your reply", "en tu respuesta"); (3) overrides of what came before, a clause, or the
+    reader's role ("disregard clause 1.1", "ignora las instrucciones anteriores", "you are
+    now"); (4) orders to a machine reader ("AI assistants reading this must …", "Note to
+    the model", "if you are an AI"); (5) orders about the answer ("when asked …, say",
+    "answer only", "you must …", "debes responder"), or to treat the facts otherwise
+    ("treat the deadline as if …"); (6) links the reader is told to follow; (7) a sentence
+    that opens with an assistant's task ("Write a …", "Explain how …", "Escribe un …",
+    "Can you tell me …"). A sentence that begins lowercase continues the
     one before it, so a suspected continuation takes that sentence's last clause too; a
     suspected span that ends in ':' takes the next sentence (its argument).
     """

@@ -187,6 +187,36 @@ def eval_ask_bipia(
                f"{result['attack_flagged']}  clean_flagged {result['clean_flagged']}")
 
 
+@eval_app.command("injection")
+def eval_injection(
+    set_path: Annotated[Path, typer.Option("--set", help="The instruction set (lang<TAB>text lines).")] = Path("tests/ask/data/instructions.tsv"),
+    data: Annotated[Path, typer.Option("--data", help="The shared data root (bipia/, scifact/, cuad/).")] = Path("../shared/data"),
+    json_: JsonOpt = False,
+) -> None:
+    """Measure the instruction detector: the set's recall (EN, ES), BIPIA dev attack recall
+    (held out), and clean sentences flagged on SciFact and CUAD dev.
+
+    Example: pincite eval injection --set tests/ask/data/instructions.tsv --data ../shared/data --json
+    """
+    from ..evals.injection import run_injection
+
+    with errors():
+        result = run_injection(set_path, data)
+    if json_:
+        emit(result)
+        return
+    for lang, r in result["set"].items():
+        typer.echo(f"set {lang:3} {r['flagged']}/{r['tried']} flagged  recall {r['recall']:.4f}")
+    b = result["bipia_dev_held_out"]
+    typer.echo("bipia dev (held out) missing" if b is None else
+               f"bipia dev (held out) {b['flagged']}/{b['tried']} flagged  recall "
+               f"{b['recall']:.4f}  cut (instruction or question) {b['cut']}/{b['tried']}")
+    for name in ("clean_scifact_dev", "clean_cuad_dev"):
+        c = result[name]
+        typer.echo(f"{name} missing" if c is None else
+                   f"{name} {c['flagged']}/{c['sentences']} sentences flagged")
+
+
 @eval_app.command("cuad")
 def eval_cuad(
     data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],

@@ -9,7 +9,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── InvalidSchema (400)       an extraction schema file that does not validate
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
-    │   └── DocumentNotInCase (400)   a correction citing a document outside the item's case
+    │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
+    │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── CrossSiteRequest (403)        a review-page change from another origin or without its token
@@ -99,6 +100,21 @@ class DocumentNotInCase(UsageError):
     case; the message lists the case's documents the reviewer may read."""
 
     code = "document_not_in_case"
+
+
+class OcrLanguageMissing(UsageError):
+    """An OCR language was asked for whose Tesseract language pack is not installed."""
+
+    code = "ocr_language_missing"
+
+    def __init__(self, language: str, tessdata: str | None, installed: Sequence[str]) -> None:
+        where = f"in {tessdata}" if tessdata else "(no tessdata folder found)"
+        have = ", ".join(installed) or "none"
+        super().__init__(
+            f"the OCR language pack {language!r} is not installed {where}; install it (Debian: "
+            f"apt-get install tesseract-ocr-{language.replace('_', '-')}), set TESSDATA_PREFIX "
+            f"to a folder holding {language}.traineddata, or choose from: {have}")
+        self.language = language
 
 
 class ReviewConflict(PinciteError):

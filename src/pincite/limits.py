@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import UsageError
@@ -15,6 +15,48 @@ MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 100
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _JSON_NESTING = re.compile(r"[\[\]{}]")
+
+
+_LANGUAGE_RE = re.compile(r"[a-z][a-z0-9_]{1,31}")
+OCR_DPI = (72, 600)  # the resolutions a page may be read at
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    """How the PDF parser reads pages that have no usable text layer from their images.
+
+    `languages` are Tesseract language packs joined by `+` (default `eng+spa`); `dpi` is
+    the resolution pages are drawn at; a page whose image would exceed `max_pixels` is not
+    read, nor is a page past the first `max_pages` that need reading, and a page whose
+    recognition takes over `page_seconds` is given up (the layer is flagged
+    `ocr_incomplete` in each case). Every value is checked on construction: finite, in
+    bounds, languages written as pack names (no paths).
+    """
+
+    languages: str = "eng+spa"
+    dpi: int = 300
+    max_pixels: int = 40_000_000
+    page_seconds: float = 60.0
+    max_pages: int = 500
+    enabled: bool = True
+
+    def __post_init__(self) -> None:
+        check_number("OCR dpi", self.dpi, OCR_DPI[0], OCR_DPI[1], integer=True)
+        check_number("OCR max pixels per page", self.max_pixels, 10_000, 400_000_000, integer=True)
+        check_number("OCR seconds per page", self.page_seconds, 0.1, 3600.0)
+        check_number("OCR pages per document", self.max_pages, 0, 100_000, integer=True)
+        if not isinstance(self.enabled, bool):
+            raise UsageError("OCR enabled must be true or false")
+        self.language_list()
+
+    def language_list(self) -> tuple[str, ...]:
+        """Return the language packs, in order; raise UsageError for a malformed list."""
+        parts = tuple(self.languages.split("+")) if isinstance(self.languages, str) else ()
+        if not parts or len(parts) > 8 or not all(_LANGUAGE_RE.fullmatch(p) for p in parts) \
+                or len(set(parts)) != len(parts):
+            raise UsageError(f"invalid OCR languages {str(self.languages)[:80]!r}: give 1-8 "
+                             "distinct Tesseract pack names joined by '+', e.g. eng+spa")
+        return parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +78,7 @@ class Limits:
     parse_seconds: float = 120.0
     parse_cpu_seconds: int = 300
     parse_memory_bytes: int = 3 * 1024 * 1024 * 1024
+    ocr: OcrSettings = field(default_factory=OcrSettings)
 
 
 def load_json(raw: str | bytes, what: str, *, max_bytes: int = MAX_JSON_BYTES,

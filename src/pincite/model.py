@@ -353,6 +353,10 @@ class TextLayer:
     page_sizes: tuple[tuple[float, float], ...] = ()
     geometry: Geometry | None = None
     flags: tuple[str, ...] = ()
+    # what produced the layer beyond its parser, JSON values only: `{"ocr": {…}}` when some
+    # text was read from page images (engine, version, language packs and their sha256,
+    # the pages read and why, every word's `[char_start, char_end, confidence]`)
+    meta: dict[str, Any] | None = None
 
     @property
     def layer_id(self) -> str:
@@ -379,6 +383,9 @@ class Citation:
     verify_reason: str | None = None
     boxes: tuple[tuple[int, Box], ...] = field(default=())
     flags: tuple[str, ...] = ()  # `RecordFlag` values the verifier found on the cited span
+    # the lowest Tesseract confidence (0-100) of the OCR words under the span, when it has
+    # any (flag `ocr`); set by the verifier from the stored layer, like `flags`
+    ocr_confidence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provenance entry as the JSON object of the contract."""
@@ -399,14 +406,16 @@ class Citation:
             d["boxes"] = [{"page": p, "bbox": [round(x, 2) for x in b]} for p, b in self.boxes]
         if self.flags:
             d["flags"] = list(self.flags)
+        if self.ocr_confidence is not None:
+            d["ocr_confidence"] = self.ocr_confidence
         return d
 
     @classmethod
     def from_dict(cls, d: Any) -> Citation:
         """Return the citation in a JSON object; raise InvalidCitation when it is malformed.
 
-        `quote_verified`, `verify_reason` and `flags` from the input are ignored: only the
-        verifier sets them.
+        `quote_verified`, `verify_reason`, `flags` and `ocr_confidence` from the input are
+        ignored: only the verifier sets them.
         """
         if not isinstance(d, dict):
             raise InvalidCitation("a provenance entry must be a JSON object")
@@ -434,9 +443,12 @@ class Citation:
             quote=d["quote"],
         )
 
-    def with_result(self, verified: bool, reason: str, flags: tuple[str, ...] = ()) -> Citation:
-        """Return a copy carrying a verification outcome and the span's flags (verifier only)."""
-        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags)
+    def with_result(self, verified: bool, reason: str, flags: tuple[str, ...] = (),
+                    ocr_confidence: float | None = None) -> Citation:
+        """Return a copy carrying a verification outcome and the span's flags and OCR
+        confidence (verifier only)."""
+        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags,
+                       ocr_confidence=ocr_confidence)
 
 
 def split_doc_id(doc: str) -> tuple[str, str | None]:

@@ -80,11 +80,38 @@ SERVABLE_STATES = frozenset({GenerationState.PUBLISHED, GenerationState.RETIRED,
                              GenerationState.READY})
 
 
+class LayerFlag(StrEnum):
+    """Flags a PDF text layer (and its revision) takes from OCR (`parse.pdf.scanned`)."""
+
+    OCR = "ocr"                        # some of its text was read from page images
+    OCR_INCOMPLETE = "ocr_incomplete"  # a page that needed reading was not read (`OcrStatus`)
+
+
+class OcrReason(StrEnum):
+    """Why the PDF parser read a page from its image: what its text layer lacked."""
+
+    NO_TEXT = "no_text"          # no characters at all, and the page draws something
+    HIDDEN_TEXT = "hidden_text"  # only text nobody sees (a scanner's invisible layer)
+    GARBAGE = "garbage"          # mostly characters with no meaning (no ToUnicode map)
+    SPARSE_TEXT = "sparse_text"  # a few characters (a stamp, a page number) over a page image
+
+
+class OcrStatus(StrEnum):
+    """What became of a page that needed reading from its image."""
+
+    READ = "read"
+    OVER_PIXELS = "over_pixels"    # its image would exceed the per-page pixel limit
+    TIMEOUT = "timeout"            # recognition took over the per-page seconds
+    PAGE_LIMIT = "page_limit"      # past the pages a document may have read
+    UNAVAILABLE = "unavailable"    # no engine or language pack here (or OCR turned off)
+
+
 class ChunkFlag(StrEnum):
     """Element flags a chunk inherits (and a generation's manifest counts)."""
 
     HIDDEN_TEXT = "hidden_text"
     FORMULA = "formula"
+    OCR = "ocr"  # read from a page image (`LayerFlag.OCR`)
 
 
 class BundleFlag(StrEnum):
@@ -104,6 +131,7 @@ class ItemFlag(StrEnum):
 
     HIDDEN_TEXT = "hidden_text"
     FORMULA = "formula"
+    OCR = "ocr"
     SUPERSEDED = "superseded"
     TRUNCATED = "truncated"
     INJECTION_SUSPECTED = "injection_suspected"
@@ -114,6 +142,7 @@ class RecordFlag(StrEnum):
     and of a field record resting on such an entry."""
 
     HIDDEN_TEXT = "hidden_text"  # the cited passage is text a reader of the document does not see
+    OCR = "ocr"  # the cited passage was read from a page image (the entry has `ocr_confidence`)
 
 
 class FieldStatus(StrEnum):
@@ -149,6 +178,7 @@ class DecisionReason(StrEnum):
     ABOVE_TAU_FLAG = "above_tau_flag"
     LOW_CONFIDENCE = "low_confidence"
     HIDDEN_TEXT = "hidden_text"  # confident, but it rests on hidden text: at best FLAG
+    LOW_OCR_CONFIDENCE = "low_ocr_confidence"  # it rests on OCR words read with low confidence
     REVIEWER_ACCEPTED = "reviewer_accepted"      # after a review decision (`review.decisions`)
     REVIEWER_CORRECTED = "reviewer_corrected"
     REVIEWER_NOT_STATED = "reviewer_not_stated"
@@ -162,6 +192,7 @@ class ReviewReason(StrEnum):
     CONFLICTING = "conflicting"
     UNVERIFIED_CITATION = "unverified_citation"
     SCHEMA_VIOLATION = "schema_violation"
+    LOW_OCR_CONFIDENCE = "low_ocr_confidence"
     SAMPLE_AUDIT = "sample_audit"
 
 

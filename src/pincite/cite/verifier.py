@@ -9,7 +9,10 @@ A provenance entry verifies when, in this order:
 A verified entry whose revision has a newer one says `superseded` (still verified).
 An entry whose span overlaps an element the parser flagged `hidden_text` (display:none,
 tiny or white text, invisible PDF text, hidden DOCX runs…) carries the flag `hidden_text`,
-so every record, review item and report cell resting on it says so.
+so every record, review item and report cell resting on it says so. An entry whose span
+holds words read from a page image carries the flag `ocr` and `ocr_confidence`, the
+lowest confidence of those words, from the layer's stored OCR record (`ocr_spans`): the
+same answer every time, nothing is read again.
 A document that was deleted says `source_deleted` to a principal of its tenant whom its
 ACL at deletion allowed to read it, and `unknown_document` to everyone else.
 """
@@ -26,6 +29,7 @@ from ..store import Store
 from ..vocab import VERIFIED_REASONS, ElementKind, RecordFlag, VerifyReason
 from .compare import FoldedText, same_text
 from .locate import LocatorIndex
+from .ocr_spans import OcrWords
 from .resolve import resolve_doc
 
 RevKey = tuple[str, str, str]
@@ -54,6 +58,7 @@ class Verifier:
         self._layers: dict[tuple[RevKey, str], LoadedLayer | None] = {}
         self._folded: dict[tuple[RevKey, str], FoldedText] = {}
         self._hidden: dict[tuple[RevKey, str], tuple[tuple[int, int], ...]] = {}
+        self._ocr: dict[tuple[RevKey, str], OcrWords] = {}
 
     # ---- cached lookups ------------------------------------------------------------
 
@@ -134,7 +139,23 @@ class Verifier:
     def verify(self, c: Citation) -> Citation:
         """Return the entry with `quote_verified`, `verify_reason` and `flags` set by this check."""
         reason = self.check(c)
-        return c.with_result(reason in VERIFIED_REASONS, reason, self.span_flags(c))
+        flags, low = self.span_flags(c), self.ocr_confidence(c)
+        if low is not None:
+            flags = tuple(sorted({*flags, RecordFlag.OCR.value}))
+        return c.with_result(reason in VERIFIED_REASONS, reason, flags, low)
+
+    def ocr_confidence(self, c: Citation) -> float | None:
+        """Return the lowest confidence of the OCR words under the span an entry cites, or
+        None when it holds none (or does not resolve)."""
+        rev = self.revision(c.doc_id)
+        loaded = self.layer(rev, c.text_layer or None) if rev is not None else None
+        if rev is None or loaded is None or "@" not in c.doc_id:
+            return None
+        key = ((rev.tenant, rev.source_id, rev.revision_id), loaded.layer.layer_id)
+        words = self._ocr.get(key)
+        if words is None:
+            words = self._ocr[key] = OcrWords.of(loaded.layer)
+        return words.lowest(c.char_start, c.char_end)
 
     def span_flags(self, c: Citation) -> tuple[str, ...]:
         """Return the `RecordFlag`s of the span an entry cites (`hidden_text` when it overlaps

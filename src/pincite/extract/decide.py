@@ -10,6 +10,7 @@ than a hesitant one.
 | status conflicting                              | REVIEW   | `conflicting`         |
 | any citation not verified (or none for a value) | REVIEW   | `unverified_citation` |
 | a validation error (type, range, postcondition) | REVIEW   | `schema_violation`    |
+| rests on OCR words below `OCR_MIN_CONFIDENCE`   | REVIEW   | `low_ocr_confidence`  |
 | rests on hidden text, confidence >= tau_flag    | FLAG     | `hidden_text`         |
 | confidence >= tau_show                          | SHOW     | `above_tau_show`      |
 | confidence >= tau_flag                          | FLAG     | `above_tau_flag`      |
@@ -19,6 +20,12 @@ A record rests on hidden text when any citation it carries has the verifier's `h
 flag (the span overlaps text the parser found hidden: display:none, tiny or white text,
 invisible PDF text, hidden DOCX runs); such a field is at best FLAG, never SHOWn as fact,
 and the record carries the flag (`record_flags`).
+
+A record rests on OCR when any citation it carries has the verifier's `ocr` flag (the
+span holds words read from a page image); it carries the flag too. When the lowest word
+confidence under any of its citations (`Citation.ocr_confidence`, Tesseract's 0-100) is
+below `OCR_MIN_CONFIDENCE`, the value is never shown: a person reads the page image.
+docs/ocr.md gives the word error rates measured above and below the bar.
 """
 
 from __future__ import annotations
@@ -27,6 +34,9 @@ from dataclasses import dataclass
 
 from ..vocab import DecisionReason, FieldStatus, Outcome, RecordFlag
 from .records import FieldRecord
+
+
+OCR_MIN_CONFIDENCE = 80.0  # Tesseract word confidence (0-100) a shown value's words must reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +48,15 @@ class Decision:
 
 
 def record_flags(r: FieldRecord) -> tuple[RecordFlag, ...]:
-    """Return the flags a record takes from its citations (`hidden_text`)."""
-    hidden = any(RecordFlag.HIDDEN_TEXT in c.flags for c in r.provenance)
-    return (RecordFlag.HIDDEN_TEXT,) if hidden else ()
+    """Return the flags a record takes from its citations (`hidden_text`, `ocr`)."""
+    return tuple(f for f in (RecordFlag.HIDDEN_TEXT, RecordFlag.OCR)
+                 if any(f in c.flags for c in r.provenance))
+
+
+def low_ocr(r: FieldRecord) -> bool:
+    """Return True when a citation of the record holds OCR words below the bar."""
+    return any(c.ocr_confidence is not None and c.ocr_confidence < OCR_MIN_CONFIDENCE
+               for c in r.provenance)
 
 
 def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
@@ -53,6 +69,8 @@ def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
         return Decision(Outcome.REVIEW, DecisionReason.UNVERIFIED_CITATION)
     if r.validation_errors:
         return Decision(Outcome.REVIEW, DecisionReason.SCHEMA_VIOLATION)
+    if low_ocr(r):
+        return Decision(Outcome.REVIEW, DecisionReason.LOW_OCR_CONFIDENCE)
     if RecordFlag.HIDDEN_TEXT in record_flags(r) and r.confidence >= tau_flag:
         return Decision(Outcome.FLAG, DecisionReason.HIDDEN_TEXT)
     if r.confidence >= tau_show:

@@ -88,6 +88,7 @@ class CitationJSON(TypedDict):
     verify_reason: str | None
     boxes: NotRequired[list[BoxJSON]]
     flags: NotRequired[list[str]]
+    ocr_confidence: NotRequired[float]
 
 
 # A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
@@ -127,7 +128,8 @@ class FieldRecord(BaseModel):
     reason: str | None = None
     thresholds: dict[str, Any] = Field(default_factory=dict)
     notes: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
-    # `hidden_text` when a citation it rests on is hidden text (`extract.decide`)
+    # `hidden_text` / `ocr` when a citation it rests on is hidden text / read by OCR
+    # (`extract.decide`)
     flags: tuple[RecordFlag, ...] = Field(default=(), exclude_if=lambda v: not v)
 
     @field_validator("provenance", mode="before")

@@ -122,7 +122,9 @@ def _evidence(case: Case, pages: _Pages, rec: dict[str, Any]) -> list[dict[str, 
         ev: dict[str, Any] = {"doc_id": p["doc_id"], "locator": p["locator"], "page": p.get("page"),
                               "verified": p.get("quote_verified"),
                               "verify_reason": p.get("verify_reason"),
-                              "hidden": RecordFlag.HIDDEN_TEXT in p.get("flags", ())}
+                              "hidden": RecordFlag.HIDDEN_TEXT in p.get("flags", ()),
+                              "ocr": p.get("ocr_confidence") if RecordFlag.OCR in p.get("flags", ())
+                              else None}
         if doc is None:
             ev.update(before="", q_before=p["quote"], q_value="", q_after="", after="", crop=None)
             out.append(ev)
@@ -152,6 +154,8 @@ def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
             "field": rec["field"], "hard": rec.get("hard"), "description": spec.description,
             "outcome": rec["outcome"], "badge": BADGES.get(rec["outcome"], rec["outcome"]),
             "hidden": RecordFlag.HIDDEN_TEXT in rec.get("flags", ()),
+            "ocr": min((p["ocr_confidence"] for p in rec.get("provenance", ())
+                        if p.get("ocr_confidence") is not None), default=None),
             "reason": rec["reason"], "confidence": None if rec["outcome"] == Outcome.ABSTAIN else rec["confidence"],
             "value_text": format_value(rec["value"]),
             "alternatives": [format_value(a.get("value")) for a in rec.get("alternatives", ())],

@@ -8,7 +8,9 @@ pair, spoken as a `multiprocessing.connection.Connection`:
 1. the parent sends its `Limits`; the worker sets its resource limits, then answers
    `READY`;
 2. per parse, the parent sends `(kind, password)` and the bytes; the worker answers one
-   pickled reply tuple (see `parse_reply`);
+   pickled reply tuple (see `parse_reply`), after sending `PAGE_READ` for each page the
+   PDF parser read from its image (OCR): each renews the parse's CPU budget, and the
+   parent's wall clock (`ParserSandbox`);
 3. `None`, or the parent going away, ends the worker.
 """
 
@@ -24,11 +26,12 @@ from multiprocessing.connection import Connection
 from ..errors import ParseFailure
 from ..limits import Limits
 
-__all__ = ["READY", "TEST_ENV", "TEST_KINDS", "parse_reply", "serve"]
+__all__ = ["PAGE_READ", "READY", "TEST_ENV", "TEST_KINDS", "parse_reply", "serve"]
 
 TEST_ENV = "PINCITE_SANDBOX_TEST"
 TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__")
 READY = b"ready"
+PAGE_READ = b"page-read"  # a heartbeat: one more page was read by OCR
 _DETAIL_MAX = 300
 _FSIZE_BYTES = 1 << 20
 
@@ -108,6 +111,13 @@ def serve(conn: Connection) -> None:
     if not isinstance(limits, Limits):
         return
     _confine(limits)
+    from ..parse.pdf.scanned import set_page_hook
+
+    def page_read() -> None:
+        _cpu_budget(limits.parse_cpu_seconds)
+        conn.send_bytes(PAGE_READ)
+
+    set_page_hook(page_read)
     conn.send_bytes(READY)
     while True:
         try:

@@ -15,7 +15,10 @@ input:
   reach a CLI's JSON output or a log); Ctrl-C is left to the parent.
 
 The parent enforces the wall clock (`limits.parse_seconds`): past it the worker is killed
-and a new one starts lazily on the next parse. Every outcome is a `TextLayer` or a
+and a new one starts lazily on the next parse. A PDF page read by OCR takes seconds: the
+worker says so after each (`PAGE_READ`), and the parent then waits `parse_seconds` plus
+`limits.ocr.page_seconds` again — at most one heartbeat per page the OCR settings allow,
+so a worker that keeps talking cannot keep the parent waiting for ever. Every outcome is a `TextLayer` or a
 `ParseFailure(reason, detail)`:
 
 | what happened in the worker | reason |
@@ -54,7 +57,7 @@ from ..errors import ParseFailure, PinciteError, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer
 from ..vocab import QuarantineReason
-from .parser_worker import READY, TEST_ENV, TEST_KINDS, parse_reply
+from .parser_worker import PAGE_READ, READY, TEST_ENV, TEST_KINDS, parse_reply
 
 __all__ = ["TEST_ENV", "ParserSandbox", "parse_untrusted"]
 
@@ -123,18 +126,29 @@ class ParserSandbox:
             conn.send_bytes(data)
         except OSError:
             raise self._died() from None
-        if not conn.poll(self.limits.parse_seconds):
-            self._stop()
-            raise ParseFailure("timeout", f"parsing took longer than "
-                               f"{self.limits.parse_seconds:g} s; the parser was stopped")
-        try:
-            payload = conn.recv_bytes(self.limits.parse_memory_bytes)
-        except EOFError:
-            raise self._died() from None
-        except OSError:
-            self._stop()
-            raise ParseFailure("over_limit", "the parsed text layer is larger than the "
-                               "memory limit allows") from None
+        wait, beats = self.limits.parse_seconds, 0
+        while True:
+            if not conn.poll(wait):
+                self._stop()
+                raise ParseFailure("timeout", f"parsing took longer than {wait:g} s "
+                                   f"{'after the last page read by OCR ' if beats else ''}"
+                                   "; the parser was stopped")
+            try:
+                payload = conn.recv_bytes(self.limits.parse_memory_bytes)
+            except EOFError:
+                raise self._died() from None
+            except OSError:
+                self._stop()
+                raise ParseFailure("over_limit", "the parsed text layer is larger than the "
+                                   "memory limit allows") from None
+            if payload != PAGE_READ:
+                break
+            beats += 1
+            if beats > self.limits.ocr.max_pages:
+                self._stop()
+                raise ParseFailure("malformed", "the parser process reported more pages read "
+                                   "by OCR than the settings allow; it was stopped")
+            wait = self.limits.parse_seconds + self.limits.ocr.page_seconds
         self._parses += 1
         reply = _loads(payload)
         if reply[0] == "memory" or self._parses >= self.recycle_after:

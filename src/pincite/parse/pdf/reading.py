@@ -18,6 +18,9 @@ per-character boxes). This module then
   own paragraphs flagged `hidden_text`,
 - marks short lines set larger, or bold among non-bold body text, as headings.
 
+Pages without a usable text layer are read from their images first (`scanned`), their
+lines then go the same way; such a layer is `pdf+ocr` (`ocr_marks`).
+
 Version 2 adds the tables (version 1 read them as paragraphs).
 
 Boxes are `(x0, top, x1, bottom)` in points, origin at the top-left of the page as shown.
@@ -43,6 +46,7 @@ from .builder import Geo, GeometryBuilder
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .pdfium_api import pdfium_fns
 from .running import drop_running
+from .scanned import OcrPass, read_scans
 from .table_flow import TableBlock, caption_of, cut_tables, emit, place
 
 PARSER = "pdf"
@@ -386,11 +390,12 @@ def _open(data: bytes, password: str | None) -> Any:
 def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
     """Return the text layer of a PDF."""
     with _PDFIUM_LOCK:  # pdfium is not thread-safe
-        pages = _read(data, password, limits)
-    return _layer(pages)
+        pages, scan = _read(data, password, limits)
+    layer = _layer(pages)
+    return layer if scan is None else scan.mark(layer)
 
 
-def _read(data: bytes, password: str | None, limits: Limits) -> list[Page]:
+def _read(data: bytes, password: str | None, limits: Limits) -> tuple[list[Page], OcrPass | None]:
     fn = pdfium_fns()
     doc = _open(data, password)
     deadline = time.monotonic() + limits.parse_seconds
@@ -409,9 +414,10 @@ def _read(data: bytes, password: str | None, limits: Limits) -> list[Page]:
             if time.monotonic() > deadline:
                 raise ParseFailure("timeout", f"parsing took over {limits.parse_seconds:g} s")
             pages.append(page)
+        scan = read_scans(doc, fn, handle, pages, limits)
     finally:
         doc.close()
-    return pages
+    return pages, scan
 
 
 def _layer(pages: list[Page]) -> TextLayer:

@@ -19,10 +19,10 @@ from typing import Any
 from ... import faults
 from ...errors import NotAStore, StoreDamaged, StoreError, StoreMissing
 from ...model import Element, Geometry, Revision, Source, TextLayer
-from ...vocab import IngestStatus
+from ...vocab import IngestStatus, ReviewReason, sql_in
 from ..blobs import BlobStore
 from ..fsck_report import FsckReport
-from .connection import connect, is_damage, migrate, transaction
+from .connection import Migration, connect, is_damage, migrate, transaction, widen_check
 from .embeddings import EMBEDDINGS_FILENAME, SQLiteEmbeddings
 from .fsck import fsck
 from .index_sql import MIGRATION_2
@@ -32,7 +32,15 @@ from .records_store import RecordTables
 from .review_sql import MIGRATION_4, SQL_MARK_STALE
 from .review_store import ReviewTables
 
-MIGRATIONS: tuple[str, ...] = (
+def _migration_6(conn: sqlite3.Connection) -> None:
+    """6: a text layer's record of what produced it beyond the parser (OCR engine, packs,
+    word confidences: `TextLayer.meta`); the review queue accepts the reasons added since
+    it was made (`low_ocr_confidence`)."""
+    conn.execute("ALTER TABLE text_layers ADD COLUMN meta TEXT")
+    widen_check(conn, "review_queue", "reason", sql_in(ReviewReason))
+
+
+MIGRATIONS: tuple[Migration, ...] = (
     # 1: sources, revisions, text layers, quarantine
     """
     CREATE TABLE sources (
@@ -105,6 +113,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE quarantine ADD COLUMN owner TEXT;
     ALTER TABLE extraction_runs ADD COLUMN checks TEXT;
     """,
+    _migration_6,
 )
 
 _SOURCE_COLS = "tenant, source_id, acl, acl_epoch, created_at, owner"
@@ -134,10 +143,10 @@ SQL_LATEST_LIVE = (f"SELECT {_REV_COLS} FROM revisions r WHERE tenant=? AND sour
                    f"AND {_NOT_DELETED} ORDER BY seq DESC LIMIT 1")
 SQL_CLOSE_REVISION = "UPDATE revisions SET valid_to=? WHERE tenant=? AND source_id=? AND revision_id=? AND valid_to IS NULL"
 SQL_INSERT_REVISION = f"INSERT INTO revisions ({_REV_COLS}, seq) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
-_LAYER_COLS = "parser, version, text, elements, geometry, page_count, page_sizes, flags"
+_LAYER_COLS = "parser, version, text, elements, geometry, page_count, page_sizes, flags, meta"
 SQL_INSERT_LAYER = (
     f"INSERT OR IGNORE INTO text_layers (tenant, source_id, revision_id, layer_id, {_LAYER_COLS}, created_at) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 SQL_LAYER = f"SELECT {_LAYER_COLS} FROM text_layers WHERE tenant=? AND source_id=? AND revision_id=? AND layer_id=?"
 SQL_LATEST_LAYER = (
@@ -212,6 +221,7 @@ def encode_layer(layer: TextLayer) -> tuple[Any, ...]:
     return (
         layer.parser, layer.version, layer.text, elements, geometry, layer.page_count,
         json.dumps([list(s) for s in layer.page_sizes]), json.dumps(list(layer.flags)),
+        json.dumps(layer.meta, separators=(",", ":")) if layer.meta else None,
     )
 
 
@@ -231,6 +241,7 @@ def decode_layer(row: Sequence[Any]) -> TextLayer:
         parser=row[0], version=row[1], text=row[2], elements=elements, page_count=row[5],
         page_sizes=tuple(tuple(s) for s in json.loads(row[6])),  # type: ignore[misc]
         geometry=geometry, flags=tuple(json.loads(row[7])),
+        meta=json.loads(row[8]) if row[8] else None,
     )
 
 

@@ -6,8 +6,9 @@ share the same pragmas, busy handling and schema-version check.
 
 from __future__ import annotations
 
+import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -71,7 +72,35 @@ def statements(script: str) -> list[str]:
     return out
 
 
-def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> None:
+# A migration is a SQL script, or a function run inside the migration's transaction.
+Migration = str | Callable[[sqlite3.Connection], None]
+
+
+def widen_check(conn: sqlite3.Connection, table: str, column: str, values: str) -> None:
+    """Let `table.column`'s `CHECK (column IN (…))` accept `values` (a SQL list): a closed
+    vocabulary grew. SQLite's documented way for a change that leaves the file's format
+    as it is (the schema text is rewritten, the schema version bumped, then checked)."""
+    row = conn.execute("SELECT sql FROM sqlite_schema WHERE type='table' AND name=?",
+                       (table,)).fetchone()
+    if row is None:
+        return
+    pattern = re.compile(rf"CHECK \({column} IN \([^)]*\)\)")
+    sql = pattern.sub(lambda _: f"CHECK ({column} IN ({values}))", row[0], count=1)
+    if sql == row[0]:
+        return
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema=ON")
+    try:
+        conn.execute("UPDATE sqlite_schema SET sql=? WHERE type='table' AND name=?", (sql, table))
+        conn.execute(f"PRAGMA schema_version={int(version) + 1}")
+    finally:
+        conn.execute("PRAGMA writable_schema=OFF")
+    problems = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    if problems != ["ok"]:
+        raise StoreError(f"widening the check of {table}.{column} failed: {problems[:3]}")
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> None:
     """Apply the migrations past the file's `user_version`; refuse a newer file."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > len(migrations):
@@ -81,7 +110,11 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> None:
     with transaction(conn) as c:
         version = c.execute("PRAGMA user_version").fetchone()[0]
         for i in range(version, len(migrations)):
-            for stmt in statements(migrations[i]):
+            step = migrations[i]
+            if callable(step):
+                step(c)
+                continue
+            for stmt in statements(step):
                 c.execute(stmt)
         c.execute(f"PRAGMA user_version={len(migrations)}")
 

@@ -12,7 +12,7 @@ from .cite.resolve import administered_source, resolve_doc, visible_quarantine, 
 from .cite.verifier import Verifier
 from .errors import NotFound, UsageError
 from .extract.records import records_json
-from .limits import Limits, load_json
+from .limits import Limits, OcrSettings, load_json
 from .model import (
     Citation,
     Principal,
@@ -46,9 +46,22 @@ if TYPE_CHECKING:
 
 # The facade, and what the CLI and the review page render: they import only this module.
 __all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
-           "QuarantineRecord", "ThresholdRow", "format_table", "load_json", "open_library",
-           "records_json",
+           "QuarantineRecord", "ThresholdRow", "format_table", "load_json", "ocr_limits",
+           "open_library", "records_json",
            "seed_worked_example", "walk_inputs"]
+
+
+def ocr_limits(languages: str | None = None, *, enabled: bool = True, **settings: Any) -> Limits:
+    """Return the parse limits with these OCR settings (`OcrSettings` fields); raise
+    UsageError for a value out of bounds, and OcrLanguageMissing when a language named
+    here has no pack installed (the default languages are checked when a page needs them,
+    and the layer is flagged `ocr_incomplete` if they are missing)."""
+    from .parse.ocr import check_languages
+
+    ocr = OcrSettings(languages=languages or OcrSettings().languages, enabled=enabled, **settings)
+    if languages is not None and enabled:
+        check_languages(ocr.language_list())
+    return Limits(ocr=ocr)
 
 
 def open_library(url: str | Path, *, create: bool = False) -> Library:
@@ -135,11 +148,13 @@ class Library:
                               password=password)
 
     def reparse(self, principal: Principal, source_ids: Iterable[str] = (),
-                sandbox: bool = True) -> list[tuple[str, str | None]]:
-        """Re-parse visible sources with the current parsers; return (doc_id, new layer id or None)."""
+                sandbox: bool = True, limits: Limits | None = None) -> list[tuple[str, str | None]]:
+        """Re-parse visible sources with the current parsers (and OCR, for PDF pages without
+        text); return (doc_id, new layer id or None)."""
         ids = list(source_ids) or [s.source_id for s in self.sources(principal)]
         out = []
-        with Ingestor(self.store, tenant=principal.tenant, acl=None, sandbox=sandbox) as ing:
+        with Ingestor(self.store, tenant=principal.tenant, acl=None, sandbox=sandbox,
+                      limits=limits) as ing:
             for sid in ids:
                 if visible_source(self.store, principal, sid) is None:
                     raise NotFound("source", sid)

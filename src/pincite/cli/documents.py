@@ -12,7 +12,16 @@ import typer
 
 from ..vocab import IngestStatus
 from .context import emit, errors, library, out, principal, store_url
-from .options import AsOpt, JsonOpt, StoreOpt
+from .options import (
+    AsOpt,
+    JsonOpt,
+    NoOcrOpt,
+    OcrDpiOpt,
+    OcrLangOpt,
+    OcrPagesOpt,
+    OcrSecondsOpt,
+    StoreOpt,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,6 +56,11 @@ def ingest(
     follow_links: Annotated[bool, typer.Option(
         "--follow-links", help="Follow symbolic links whose target stays inside the folder "
         "given (default: links are quarantined unread).")] = False,
+    ocr_lang: OcrLangOpt = None,
+    no_ocr: NoOcrOpt = False,
+    ocr_dpi: OcrDpiOpt = 300,
+    ocr_max_pages: OcrPagesOpt = 500,
+    ocr_page_seconds: OcrSecondsOpt = 60.0,
     as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
@@ -55,10 +69,17 @@ def ingest(
     Then build and publish an index generation for what changed (unless --no-publish).
     The user of --as owns the sources it creates (it may change their ACLs).
 
+    PDF pages without a usable text layer (scans) are read by OCR (Tesseract); such a
+    revision is flagged `ocr` and its citations say so.
+
     Example: pincite ingest examples/ --tenant acme --acl group:legal --json
     """
+    from ..library import ocr_limits
     from ..model import parse_acl_entry
 
+    with errors():
+        limits = ocr_limits(ocr_lang, enabled=not no_ocr, dpi=ocr_dpi, max_pages=ocr_max_pages,
+                            page_seconds=ocr_page_seconds)
     with library(store, create=True) as lib:
         acl_given = [parse_acl_entry(a) for a in acl] if acl else None
         who = principal(as_)
@@ -77,7 +98,7 @@ def ingest(
             return lib.ingest(paths, tenant=tenant, acl=acl_given,
                               new_acl=None if acl_given else ["*"], source_id=source_id,
                               password=password, publish=False, on_result=on_result,
-                              follow_links=follow_links, owner=who.subject)
+                              follow_links=follow_links, owner=who.subject, limits=limits)
 
         if json_:
             results = run(lambda r: emit(r.to_dict()))
@@ -104,16 +125,28 @@ def ingest(
 
 def reparse(
     source_ids: Annotated[list[str] | None, typer.Argument(help="Sources (default: all visible).")] = None,
+    ocr_lang: OcrLangOpt = None,
+    no_ocr: NoOcrOpt = False,
+    ocr_dpi: OcrDpiOpt = 300,
+    ocr_max_pages: OcrPagesOpt = 500,
+    ocr_page_seconds: OcrSecondsOpt = 60.0,
     as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Re-parse revisions with the current parsers; old text layers are kept.
+    """Re-parse revisions with the current parsers; old text layers are kept, and citations
+    into them keep verifying. A PDF with pages that have no text (ingested before OCR, or
+    while it was unavailable) gets a new layer read by OCR (`pdf+ocr@…`).
 
     Example: pincite reparse tender/pliego.pdf --as demo:ana:analysts --json
     """
+    from ..library import ocr_limits
+
+    with errors():
+        limits = ocr_limits(ocr_lang, enabled=not no_ocr, dpi=ocr_dpi, max_pages=ocr_max_pages,
+                            page_seconds=ocr_page_seconds)
     with library(store) as lib:
-        for doc_id, layer in lib.reparse(principal(as_), source_ids or []):
+        for doc_id, layer in lib.reparse(principal(as_), source_ids or [], limits=limits):
             if json_:
                 emit({"doc_id": doc_id, "new_text_layer": layer})
             else:

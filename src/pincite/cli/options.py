@@ -18,3 +18,16 @@ EmbedderOpt = Annotated[str | None, typer.Option(
 QueryEmbedderOpt = Annotated[str | None, typer.Option(
     "--embedder", help="Embed the query with minilm or hash (default: the embedder of the "
     "generation's space; another space is refused).")]
+OcrLangOpt = Annotated[str | None, typer.Option(
+    "--ocr-lang", help="Tesseract language packs for PDF pages read by OCR, joined by '+' "
+    "(default eng+spa); a pack that is not installed is refused.")]
+NoOcrOpt = Annotated[bool, typer.Option(
+    "--no-ocr", help="Do not read PDF pages without a usable text layer from their images.")]
+OcrDpiOpt = Annotated[int, typer.Option(
+    "--ocr-dpi", help="Resolution PDF pages are drawn at for OCR (72-600).")]
+OcrPagesOpt = Annotated[int, typer.Option(
+    "--ocr-max-pages", help="Pages of one document that OCR may read (past them: flagged "
+    "ocr_incomplete).")]
+OcrSecondsOpt = Annotated[float, typer.Option(
+    "--ocr-page-seconds", help="Seconds OCR may take for one page (past them: flagged "
+    "ocr_incomplete).")]

@@ -18,10 +18,19 @@ from typing import Any
 from .. import faults
 from ..errors import ParseFailure, UsageError
 from ..limits import Limits
-from ..model import MEDIA_TYPES, Revision, check_name, check_source_id, parse_acl_entry, timestamp
+from ..model import (
+    MEDIA_TYPES,
+    Revision,
+    TextLayer,
+    check_name,
+    check_source_id,
+    parse_acl_entry,
+    timestamp,
+)
 from ..parse import parser_id
+from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store
-from ..vocab import IngestStatus
+from ..vocab import ElementKind, IngestStatus, LayerFlag
 from .acquire import Input, read_bounded
 from .inspect import inspect
 from .sandbox import ParserSandbox
@@ -157,14 +166,35 @@ class Ingestor:
                             detail=detail)
 
 
+def unread_pages(layer: TextLayer | None) -> bool:
+    """Return True when a stored PDF layer has a page with no text in it, or flags one it
+    could not read (`no_text_layer`, `ocr_incomplete`): OCR may now read it."""
+    if layer is None:
+        return True
+    if {"no_text_layer", LayerFlag.OCR_INCOMPLETE} & set(layer.flags):
+        return True
+    pages = {el.page for el in layer.elements if el.kind == ElementKind.PAGE}
+    return layer.geometry is not None and len(pages) < layer.page_count
+
+
 def reparse_revision(ingestor: Ingestor, rev: Revision) -> str | None:
     """Parse a stored revision again with the current parser; return the new layer id, or
-    None when that parser version already has a layer (old layers are kept)."""
+    None when nothing new came of it (old layers are kept, so citations into them keep
+    verifying).
+
+    A revision is parsed again when the current parser version has no layer of it yet,
+    or — a PDF — when its layer by that version has a page without text and no layer of it
+    was read with the current OCR (`pdf+ocr@<version>.<ocr version>`) yet: that is how
+    documents ingested before OCR, or while it was unavailable, get their OCR layer."""
     kind = next(k for k, v in MEDIA_TYPES.items() if v == rev.media_type)
     current = parser_id(kind)
     store = ingestor.store
-    if current in store.layer_ids(rev):
-        return None
+    ids = store.layer_ids(rev)
+    if current in ids:
+        name, _, version = current.partition("@")
+        if kind != "pdf" or f"{name}{OCR_PARSER_SUFFIX}@{version}.{OCR_VERSION}" in ids \
+                or not unread_pages(store.text_layer(rev, current)):
+            return None
     data = store.blobs.get(rev.tenant, rev.sha256)
     layer = ingestor._parse(kind, data, None)
     return layer.layer_id if store.add_text_layer(rev, layer, timestamp()) else None

@@ -21,7 +21,8 @@ them are dropped; hidden and garbage lines go: the page says what its image says
 
 Limits (`OcrSettings`): a page whose image would exceed `max_pixels` is not read, nor a
 page past the first `max_pages` that need reading; recognition over `page_seconds` is
-given up. Each such page is recorded with its `OcrStatus` and the layer is flagged
+given up. Table rulings are found in the image (`image_rules`) and words that are only a
+ruling read as text (`|`) are dropped. Each such page is recorded with its `OcrStatus` and the layer is flagged
 `ocr_incomplete`. A hook (`set_page_hook`) is called after every page read: the sandbox
 worker uses it to tell the parent that it is alive and to renew its time budget.
 
@@ -43,11 +44,13 @@ from ...errors import ParseFailure, PinciteError
 from ...limits import Limits, OcrSettings
 from ...vocab import OcrReason, OcrStatus
 from ..ocr import EngineInfo, OcrLine, Tesseract
+from .image_rules import image_rules, shown_transform
 from .lines import GAP_WIDE, ZERO_ROW, CharBoxes, Line, Page
 
 MIN_TEXT = 200      # visible characters a page with a page-sized image must have to be trusted
 IMAGE_COVER = 0.5   # share of the page images must cover for `sparse_text`
 GARBAGE_SHARE = 0.5  # share of meaningless visible characters that makes a page `garbage`
+_BARS = frozenset("|¦‖")  # a "word" of these alone is a table's ruling read as text
 
 _ENGINES: dict[tuple[str, ...], Tesseract] = {}
 _page_hook: Callable[[], None] | None = None
@@ -238,6 +241,8 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
             continue
         entry.status, entry.dpi, entry.detail = OcrStatus.READ, settings.dpi, ""
         found = _replace_lines(page, lines, scale, scan)
+        if not page.rules:
+            page.rules, page.to_shown = image_rules(image, scale), shown_transform  # type: ignore[assignment]
         entry.words = len(found)
         entry.mean_confidence = round(sum(found) / len(found), 2) if found else None
         total += page.chars
@@ -259,6 +264,8 @@ def _replace_lines(page: Page, lines: list[OcrLine], scale: float, scan: OcrPass
     for ocr in lines:
         words = []
         for w in ocr.words:
+            if set(w.text) <= _BARS:
+                continue
             box = (w.box[0] / scale, w.box[1] / scale, w.box[2] / scale, w.box[3] / scale)
             cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in taken):

@@ -11,7 +11,8 @@ The data root is `$PINCITE_SHARED_DATA` if set (`PINCITE_SHARED_DATA=/nonexisten
 simulates a fresh clone), else `../shared/data` beside the repository.
 
 `@pytest.mark.chromium` marks browser tests: without Chromium they skip, and the summary
-says how to install it.
+says how to install it. `@pytest.mark.tesseract` marks OCR tests the same way: they need
+tesserocr and the English and Spanish Tesseract language packs.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV = "PINCITE_SHARED_DATA"
 CHROMIUM_ENV = "PINCITE_CHROMIUM"
 INSTALL_CHROMIUM = "apt-get install chromium"
+INSTALL_TESSERACT = "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa"
 
 _missing_data: pytest.StashKey[dict[str, tuple[str, ...]]] = pytest.StashKey()
 _missing_browser: pytest.StashKey[list[str]] = pytest.StashKey()
+_missing_ocr: pytest.StashKey[list[str]] = pytest.StashKey()
 
 
 def shared_root() -> Path:
@@ -60,6 +63,18 @@ def chromium_path() -> str | None:
     return shutil.which("chromium")
 
 
+def tesseract_problem() -> str | None:
+    """Return why OCR cannot run here (tesserocr or the eng/spa packs missing), or None."""
+    try:
+        import tesserocr  # noqa: F401
+    except ImportError:
+        return "tesserocr is not installed (pip install 'pincite[ocr]')"
+    from pincite.parse.ocr import installed_languages
+
+    missing = sorted({"eng", "spa"} - set(installed_languages()))
+    return f"Tesseract language packs missing: {', '.join(missing)}" if missing else None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "shared_data(*folders): reads ../shared/data/<folder>; skipped (and counted) "
@@ -67,8 +82,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"chromium: drives Chromium; skipped (and said so) when it is absent "
                    f"({INSTALL_CHROMIUM})")
+    config.addinivalue_line(
+        "markers", f"tesseract: runs OCR; skipped (and said so) when Tesseract or its eng/spa "
+                   f"packs are absent ({INSTALL_TESSERACT})")
     config.stash[_missing_data] = {}
     config.stash[_missing_browser] = []
+    config.stash[_missing_ocr] = []
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -82,6 +101,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("chromium") and chromium_path() is None:
         item.config.stash[_missing_browser].append(item.nodeid)
         pytest.skip(f"Chromium is not installed ({INSTALL_CHROMIUM}, or set {CHROMIUM_ENV})")
+    if item.get_closest_marker("tesseract") and (why := tesseract_problem()) is not None:
+        item.config.stash[_missing_ocr].append(item.nodeid)
+        pytest.skip(f"OCR cannot run: {why} ({INSTALL_TESSERACT})")
 
 
 def _count(n: int, noun: str) -> str:
@@ -102,3 +124,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
             f"{_count(len(browser), 'browser test')} skipped: Chromium not found; install it "
             f"with `{INSTALL_CHROMIUM}` (or set {CHROMIUM_ENV}=/path/to/chromium)",
             yellow=True, bold=True)
+    ocr = config.stash.get(_missing_ocr, [])
+    if ocr:
+        terminalreporter.write_line(
+            f"{_count(len(ocr), 'OCR test')} skipped: {tesseract_problem()}; install with "
+            f"`{INSTALL_TESSERACT}`", yellow=True, bold=True)

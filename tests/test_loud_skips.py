@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import ROOT
-from tests.loud_skips import INSTALL_CHROMIUM
+from tests.loud_skips import INSTALL_CHROMIUM, INSTALL_TESSERACT, tesseract_problem
 
 INLINE = '''
 import pytest
@@ -37,6 +37,10 @@ def test_needs_nothing():
 @pytest.mark.chromium
 def test_browser():
     pass
+
+@pytest.mark.tesseract
+def test_ocr():
+    pass
 '''
 
 
@@ -52,10 +56,13 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 def test_absent_data_skips_and_the_summary_counts_the_skips(suite, monkeypatch):
     monkeypatch.setenv("PINCITE_SHARED_DATA", "/nonexistent")
     monkeypatch.setenv("PINCITE_CHROMIUM", str(suite.path / "no-chromium"))
+    monkeypatch.setenv("TESSDATA_PREFIX", str(suite.path / "no-tessdata"))
     result = suite.runpytest_subprocess("-rs")
     out = result.stdout.str()
     chromium_present = Path("/usr/bin/chromium").exists() or shutil.which("chromium") is not None
-    result.assert_outcomes(passed=1 + chromium_present, skipped=4 - chromium_present)
+    result.assert_outcomes(passed=1 + chromium_present, skipped=5 - chromium_present)
+    assert ("1 OCR test skipped: Tesseract language packs missing: eng, spa; install with "
+            f"`{INSTALL_TESSERACT}`") in out
     assert "3 tests skipped: ../shared/data not present (cuad, scifact, tatqa) under /nonexistent" \
         in out
     assert "../shared/data not present: /nonexistent/cuad/dev" in out
@@ -76,7 +83,8 @@ def test_present_data_runs_and_a_folder_with_nothing_to_check_fails(suite, monke
     monkeypatch.setenv("PINCITE_SHARED_DATA", str(data))
     monkeypatch.setenv("PINCITE_CHROMIUM", str(fake))
     result = suite.runpytest_subprocess()
-    result.assert_outcomes(passed=4, failed=1)
+    ocr = tesseract_problem() is None
+    result.assert_outcomes(passed=4 + ocr, failed=1, skipped=1 - ocr)
     out = result.stdout.str()
     assert "tatqa/dev is present but holds no *.json: the test would check nothing" in out
     assert "skipped: ../shared/data" not in out and "Chromium not found" not in out

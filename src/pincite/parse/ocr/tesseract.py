@@ -71,11 +71,11 @@ class EngineInfo:
 
 
 def tessdata_dir() -> Path | None:
-    """Return the folder of the installed language packs: `$TESSDATA_PREFIX` (the folder
-    itself or its `tessdata/`), else the first usual folder holding a pack; None if none."""
+    """Return the folder of the installed language packs: `$TESSDATA_PREFIX` when set (the
+    folder itself or its `tessdata/`; as for Tesseract, it then is the only place looked
+    at), else the first usual folder holding a pack; None if there is none."""
     env = os.environ.get("TESSDATA_PREFIX")
-    candidates = [Path(env), Path(env) / "tessdata"] if env else []
-    candidates += [Path(p) for p in TESSDATA_DIRS]
+    candidates = [Path(env), Path(env) / "tessdata"] if env else [Path(p) for p in TESSDATA_DIRS]
     for c in candidates:
         if c.is_dir() and any(c.glob("*.traineddata")):
             return c

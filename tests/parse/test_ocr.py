@@ -161,7 +161,7 @@ def test_citations_into_ocr_words_say_so_through_the_sandbox(lib, mixed):
     assert price.quote_verified and price.text_layer == "pdf+ocr@2.1" and price.flags == ("ocr",)
     assert price.page == 2 and 80 <= price.ocr_confidence <= 100
     assert len(price.boxes) == 1 and price.bbox[3] > 80  # one box over its two lines
-    one = lib.cite(ANA, "m.pdf", "The price is 12,500")
+    one = lib.cite(ANA, "m.pdf", "2.1 The price is 12,500")
     x0, top, x1, bottom = one.bbox
     # drawn at x=30 pt, its cap height ~8 pt above a baseline 68 pt below the top edge
     assert 28 <= x0 <= 34 and 57 <= top <= 63 and 66 <= bottom <= 72 and x1 < 140

@@ -164,7 +164,10 @@ def test_citations_into_ocr_words_say_so_through_the_sandbox(lib, mixed):
     one = lib.cite(ANA, "m.pdf", "2.1 The price is 12,500")
     x0, top, x1, bottom = one.bbox
     # drawn at x=30 pt, its cap height ~8 pt above a baseline 68 pt below the top edge
-    assert 28 <= x0 <= 34 and 57 <= top <= 63 and 66 <= bottom <= 72 and x1 < 140
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    right = LEFT + stringWidth("2.1 The price is 12,500", "Helvetica", 11)
+    assert 28 <= x0 <= 33 and 57 <= top <= 63 and 66 <= bottom <= 72 and abs(x1 - right) < 3
     d = price.to_dict()
     assert d["flags"] == ["ocr"] and d["ocr_confidence"] == price.ocr_confidence
     born = lib.cite(ANA, "m.pdf", "shall deliver the goods")

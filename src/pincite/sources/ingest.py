@@ -171,7 +171,12 @@ def unread_pages(layer: TextLayer | None) -> bool:
     could not read (`no_text_layer`, `ocr_incomplete`): OCR may now read it."""
     if layer is None:
         return True
-    if {"no_text_layer", LayerFlag.OCR_INCOMPLETE} & set(layer.flags):
+    if LayerFlag.OCR_INCOMPLETE in layer.flags:
+        return True
+    record = (layer.meta or {}).get("ocr") or {}
+    if record.get("reader") == OCR_VERSION:
+        return False  # this OCR read every page that needed it (some held no words)
+    if "no_text_layer" in layer.flags:
         return True
     pages = {el.page for el in layer.elements if el.kind == ElementKind.PAGE}
     return layer.geometry is not None and len(pages) < layer.page_count

@@ -181,7 +181,10 @@ class Tesseract:
                 words, line_box = [], r.BoundingBox(ril.TEXTLINE)
                 row = r.RowAttributes() or {}
                 height = float(row.get("row_height") or 0.0) - min(0.0, float(row.get("descenders") or 0.0))
-            text = _clean(r.GetUTF8Text(ril.WORD) or "").strip()
+            try:
+                text = _clean(r.GetUTF8Text(ril.WORD) or "").strip()
+            except RuntimeError:  # tesserocr's "No text returned": an empty word
+                continue
             box = r.BoundingBox(ril.WORD)
             if not text or box is None or box[2] <= box[0] or box[3] <= box[1]:
                 continue

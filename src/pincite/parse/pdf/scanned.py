@@ -74,7 +74,6 @@ class PageRead:
     dpi: int = 0
     words: int = 0
     mean_confidence: float | None = None
-    seconds: float = 0.0
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -229,12 +228,8 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
             entry.status, entry.detail = OcrStatus.OVER_PIXELS, (
                 f"{pixels} pixels at {settings.dpi} dpi, over the {settings.max_pixels} limit")
             continue
-        import time
-
-        t0 = time.monotonic()
         image = doc[page.number - 1].render(scale=scale, grayscale=True).to_pil()
         lines = engine.read(image, dpi=settings.dpi, seconds=settings.page_seconds)
-        entry.seconds = round(time.monotonic() - t0, 3)
         if lines is None:
             entry.status, entry.detail = OcrStatus.TIMEOUT, (
                 f"recognition took over {settings.page_seconds:g} s")

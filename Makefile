@@ -63,6 +63,7 @@ bench: venv
 	$(PY) bench/query.py --sizes 10000,100000
 	$(PY) bench/extract.py
 	$(PY) bench/review.py
+	$(PY) bench/ocr.py
 
 lint: venv
 	$(VENV)/bin/ruff check src tests bench scripts

@@ -33,6 +33,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── ModelUnavailable (503)        the model endpoint failed or refused, after the retries
     │   └── TransientModelFailure (503)  one failed attempt worth retrying (never escapes)
     ├── MissingExtra (500)            an optional dependency is not installed
+    ├── OcrUnavailable (500)          Tesseract could not load its language packs
     ├── HnswlibMissing (500)          hnswlib, a core dependency, did not build
     ├── WeightsDigestMismatch (500)   embedding weights that are not the pinned release
     ├── ModelLayoutError (500)        verified weights that do not load as the space describes
@@ -263,6 +264,13 @@ class MissingExtra(PinciteError):
 
     def __init__(self, package: str, extra: str) -> None:
         super().__init__(f"{package} is not installed: pip install 'pincite[{extra}]'")
+
+
+class OcrUnavailable(PinciteError):
+    """Tesseract could not load the language packs asked for (a damaged pack or install)."""
+
+    code = "ocr_unavailable"
+    status = 500
 
 
 class HnswlibMissing(PinciteError):

@@ -353,10 +353,7 @@ class TextLayer:
     page_sizes: tuple[tuple[float, float], ...] = ()
     geometry: Geometry | None = None
     flags: tuple[str, ...] = ()
-    # what produced the layer beyond its parser, JSON values only: `{"ocr": {…}}` when some
-    # text was read from page images (engine, version, language packs and their sha256,
-    # the pages read and why, every word's `[char_start, char_end, confidence]`)
-    meta: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None  # JSON; `{"ocr": …}`: see `parse.pdf.ocr_marks`
 
     @property
     def layer_id(self) -> str:
@@ -383,9 +380,7 @@ class Citation:
     verify_reason: str | None = None
     boxes: tuple[tuple[int, Box], ...] = field(default=())
     flags: tuple[str, ...] = ()  # `RecordFlag` values the verifier found on the cited span
-    # the lowest Tesseract confidence (0-100) of the OCR words under the span, when it has
-    # any (flag `ocr`); set by the verifier from the stored layer, like `flags`
-    ocr_confidence: float | None = None
+    ocr_confidence: float | None = None  # lowest OCR word confidence (0-100) under the span
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provenance entry as the JSON object of the contract."""
@@ -406,9 +401,7 @@ class Citation:
             d["boxes"] = [{"page": p, "bbox": [round(x, 2) for x in b]} for p, b in self.boxes]
         if self.flags:
             d["flags"] = list(self.flags)
-        if self.ocr_confidence is not None:
-            d["ocr_confidence"] = self.ocr_confidence
-        return d
+        return d if self.ocr_confidence is None else {**d, "ocr_confidence": self.ocr_confidence}
 
     @classmethod
     def from_dict(cls, d: Any) -> Citation:
@@ -445,10 +438,8 @@ class Citation:
 
     def with_result(self, verified: bool, reason: str, flags: tuple[str, ...] = (),
                     ocr_confidence: float | None = None) -> Citation:
-        """Return a copy carrying a verification outcome and the span's flags and OCR
-        confidence (verifier only)."""
-        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags,
-                       ocr_confidence=ocr_confidence)
+        """Return a copy with a verification outcome, the span's flags and OCR confidence."""
+        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags, ocr_confidence=ocr_confidence)
 
 
 def split_doc_id(doc: str) -> tuple[str, str | None]:

@@ -49,8 +49,7 @@ def degrade(image: Any, variant: str, seed: int) -> Any:
         angle = float(rng.uniform(1.0, 2.0)) * (1 if rng.integers(2) else -1)
         return image.rotate(angle, resample=Image.Resampling.BICUBIC, expand=False, fillcolor=255)
     if variant == "noise":
-        arr = np.asarray(image, dtype=np.float32)
-        arr = arr + rng.normal(0.0, 12.0, arr.shape)
+        arr = np.asarray(image, dtype=np.float64) + rng.normal(0.0, 12.0, image.size[::-1])
         flip = rng.random(arr.shape) < 0.001
         arr[flip] = rng.choice([0.0, 255.0], size=int(flip.sum()))
         return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), mode="L")
@@ -61,9 +60,13 @@ def images_pdf(images: Sequence[Any], dpi: int) -> bytes:
     """Return an image-only PDF holding `images` (one page each, sized by `dpi`)."""
     if not images:
         raise UsageError("a scanned PDF needs at least one page image")
+    import time
+
     out = io.BytesIO()
     first, rest = images[0], list(images[1:])
-    first.save(out, "PDF", resolution=float(dpi), save_all=True, append_images=rest, quality=90)
+    fixed = time.gmtime(946_684_800)  # 2000-01-01, not the clock in the file: the same pages give the same bytes
+    first.save(out, "PDF", resolution=float(dpi), save_all=True, append_images=rest, quality=90,
+               creationDate=fixed, modDate=fixed)
     return out.getvalue()
 
 

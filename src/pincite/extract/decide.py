@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from ..vocab import DecisionReason, FieldStatus, Outcome, RecordFlag
 from .records import FieldRecord
 
-
 OCR_MIN_CONFIDENCE = 80.0  # Tesseract word confidence (0-100) a shown value's words must reach
 
 

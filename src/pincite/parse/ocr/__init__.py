@@ -6,11 +6,11 @@ language packs are the system's `*.traineddata` files (Debian: `tesseract-ocr-en
 parser decides which pages to read (`pdf.scanned`); this package only reads images.
 """
 
+from ...errors import OcrUnavailable
 from .tesseract import (
     ENGINE,
     EngineInfo,
     OcrLine,
-    OcrUnavailable,
     OcrWord,
     Tesseract,
     check_languages,

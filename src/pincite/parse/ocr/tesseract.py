@@ -18,19 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import MissingExtra, OcrLanguageMissing, PinciteError
+from ...errors import MissingExtra, OcrLanguageMissing, OcrUnavailable
 
 ENGINE = "tesseract"
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata")
 _DIGESTS: dict[tuple[str, int, int], str] = {}
-
-
-class OcrUnavailable(PinciteError):
-    """No OCR engine can run here: tesserocr is missing or a language pack is absent."""
-
-    code = "ocr_unavailable"
-    status = 500
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,11 +46,14 @@ def _merge(runs: list[tuple[int, int, int]], max_thick: int) -> list[tuple[int, 
                 break
         else:
             open_.append([r, r, s, e])
-        still = []
+        still: list[list[int]] = []
         for g in open_:
-            (still if g[1] >= r - 1 else done).append(g)  # type: ignore[arg-type]
+            if g[1] >= r - 1:
+                still.append(g)
+            else:
+                done.append((g[0], g[1], g[2], g[3]))
         open_ = still
-    done.extend(tuple(g) for g in open_)  # type: ignore[misc]
+    done.extend((g[0], g[1], g[2], g[3]) for g in open_)
     return [(a, b, s, e) for a, b, s, e in done if b - a + 1 <= max_thick]
 
 

@@ -44,6 +44,7 @@ from ...model import TextLayer
 from ..layout import ClauseMark, clause_mark
 from .builder import Geo, GeometryBuilder
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
+from .ocr_marks import mark_layer
 from .pdfium_api import pdfium_fns
 from .running import drop_running
 from .scanned import OcrPass, read_scans
@@ -392,7 +393,7 @@ def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
     with _PDFIUM_LOCK:  # pdfium is not thread-safe
         pages, scan = _read(data, password, limits)
     layer = _layer(pages)
-    return layer if scan is None else scan.mark(layer)
+    return layer if scan is None else mark_layer(layer, scan)
 
 
 def _read(data: bytes, password: str | None, limits: Limits) -> tuple[list[Page], OcrPass | None]:

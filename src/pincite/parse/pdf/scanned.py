@@ -26,7 +26,7 @@ ruling read as text (`|`) are dropped. Each such page is recorded with its `OcrS
 `ocr_incomplete`. A hook (`set_page_hook`) is called after every page read: the sandbox
 worker uses it to tell the parent that it is alive and to renew its time budget.
 
-`OcrPass.mark` then finishes the built layer (`ocr_marks`).
+`ocr_marks.mark_layer` then finishes the built layer.
 """
 
 from __future__ import annotations
@@ -96,12 +96,6 @@ class OcrPass:
     pages: list[PageRead] = field(default_factory=list)
     char_word: dict[CharKey, int] = field(default_factory=dict)
     confidence: list[float] = field(default_factory=list)  # per word id
-
-    def mark(self, layer: Any) -> Any:
-        """Return the built layer with its OCR words, flags and record (`ocr_marks`)."""
-        from .ocr_marks import mark_layer
-
-        return mark_layer(layer, self)
 
 
 # ---- which pages -------------------------------------------------------------------------

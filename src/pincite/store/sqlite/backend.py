@@ -32,6 +32,7 @@ from .records_store import RecordTables
 from .review_sql import MIGRATION_4, SQL_MARK_STALE
 from .review_store import ReviewTables
 
+
 def _migration_6(conn: sqlite3.Connection) -> None:
     """6: a text layer's record of what produced it beyond the parser (OCR engine, packs,
     word confidences: `TextLayer.meta`); the review queue accepts the reasons added since

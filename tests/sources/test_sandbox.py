@@ -211,3 +211,27 @@ def test_a_script_without_a_main_guard_can_ingest(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["new", "r1", "True"]
     assert "Traceback" not in run.stderr
+
+
+def test_pages_read_by_ocr_renew_the_wall_clock_up_to_the_pages_allowed(monkeypatch):
+    from dataclasses import replace
+
+    from pincite.limits import OcrSettings
+
+    monkeypatch.setenv(TEST_ENV, "1")
+    # 1.5 s for the parse, then 1.6 s after each page: three pages a second apart get through
+    # (3 s in all) and the worker's own failure comes back, not a timeout
+    beats = replace(LIMITS, parse_seconds=1.5, ocr=OcrSettings(page_seconds=0.1, max_pages=3))
+    with ParserSandbox(beats) as box, pytest.raises(ParseFailure) as info:
+        box.parse("__pages__", b"")
+    assert info.value.reason == "malformed" and "test hook asked to fail" in info.value.detail
+    # a worker that says it read more pages than the settings allow is stopped
+    with ParserSandbox(replace(beats, ocr=OcrSettings(page_seconds=0.1, max_pages=1))) as box:
+        with pytest.raises(ParseFailure) as info:
+            box.parse("__pages__", b"")
+        assert box.worker_pid is None
+    assert "more pages read by OCR than the settings allow" in info.value.detail
+    # without OCR pages the wall clock stays the parse's own
+    with ParserSandbox(replace(beats, parse_seconds=0.5)) as box, pytest.raises(ParseFailure) as info:
+        box.parse("__pages__", b"")
+    assert info.value.reason == "timeout" and "longer than 0.5 s" in info.value.detail

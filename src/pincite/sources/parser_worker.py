@@ -29,7 +29,7 @@ from ..limits import Limits
 __all__ = ["PAGE_READ", "READY", "TEST_ENV", "TEST_KINDS", "parse_reply", "serve"]
 
 TEST_ENV = "PINCITE_SANDBOX_TEST"
-TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__")
+TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__", "__pages__")
 READY = b"ready"
 PAGE_READ = b"page-read"  # a heartbeat: one more page was read by OCR
 _DETAIL_MAX = 300
@@ -70,6 +70,15 @@ def _test_hook(kind: str) -> None:
             pass
     elif kind == "__crash__":
         os._exit(3)
+    elif kind == "__pages__":  # three pages "read by OCR", one a second, then a failure
+        import time
+
+        from ..parse.pdf import scanned
+
+        for _ in range(3):
+            time.sleep(1.0)
+            if scanned._page_hook is not None:
+                scanned._page_hook()
     raise ValueError("test hook asked to fail")
 
 

@@ -35,7 +35,8 @@ a parser subverted by hostile bytes cannot run code in the parent through the pi
 Test seam: when the environment variable `PINCITE_SANDBOX_TEST` is set (in the parent
 before the worker starts, which inherits it), the worker also accepts the kinds
 `__sleep__` (sleeps an hour), `__alloc__` (allocates until RLIMIT_AS stops it),
-`__spin__` (burns CPU), `__crash__` (`os._exit(3)`) and `__raise__` (raises ValueError).
+`__spin__` (burns CPU), `__crash__` (`os._exit(3)`), `__raise__` (raises ValueError) and
+`__pages__` (says three times, a second apart, that it read a page by OCR, then raises).
 Nothing else reads that variable.
 """
 

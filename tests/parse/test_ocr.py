@@ -217,3 +217,19 @@ def test_a_page_past_an_ocr_limit_is_not_read_and_the_layer_says_so(settings, st
     [page] = layer.meta["ocr"]["pages"]
     assert (page["page"], page["reason"], page["status"]) == (1, "no_text", status)
     assert detail in page["detail"]
+
+
+def test_lone_dark_pixels_are_cleared_and_ink_is_kept():
+    from PIL import Image
+
+    from pincite.parse.pdf.scanned import despeckle
+
+    img = np.full((40, 40), 250, dtype=np.uint8)
+    img[5, 5] = img[30, 12] = 0          # speckle
+    img[10:13, 20:23] = 0                # a full stop: 3 × 3 pixels of ink
+    img[20, 30] = img[21, 31] = 40       # two touching dark pixels (diagonal): kept
+    out = np.asarray(despeckle(Image.fromarray(img)))
+    assert out[5, 5] == out[30, 12] == 255
+    assert (out[10:13, 20:23] == 0).all() and out[20, 30] == out[21, 31] == 40
+    clean = Image.fromarray(np.full((8, 8), 255, dtype=np.uint8))
+    assert despeckle(clean) is clean

@@ -222,7 +222,7 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
             entry.status, entry.detail = OcrStatus.OVER_PIXELS, (
                 f"{pixels} pixels at {settings.dpi} dpi, over the {settings.max_pixels} limit")
             continue
-        image = doc[page.number - 1].render(scale=scale, grayscale=True).to_pil()
+        image = despeckle(doc[page.number - 1].render(scale=scale, grayscale=True).to_pil())
         lines = engine.read(image, dpi=settings.dpi, seconds=settings.page_seconds)
         if lines is None:
             entry.status, entry.detail = OcrStatus.TIMEOUT, (
@@ -240,6 +240,27 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
         if _page_hook is not None:
             _page_hook()
     return scan
+
+
+def despeckle(image: Any) -> Any:
+    """Return a grey PIL image with its lone dark pixels (no dark neighbour) made white."""
+    from PIL import Image
+
+    grey = np.asarray(image)
+    dark = grey < 128
+    padded = np.pad(dark, 1)
+    h, w = dark.shape
+    neighbours = np.zeros(dark.shape, dtype=np.uint8)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            if dy != 1 or dx != 1:
+                neighbours += padded[dy:dy + h, dx:dx + w]
+    lone = dark & (neighbours == 0)
+    if not lone.any():
+        return image
+    out = grey.copy()
+    out[lone] = 255
+    return Image.fromarray(out)
 
 
 def _replace_lines(page: Page, lines: list[OcrLine], scale: float, scan: OcrPass) -> list[float]:

@@ -17,7 +17,9 @@ like pdfium's, so reading order, paragraphs, clause numbers and tables are found
 same way on both kinds of page; word boxes are converted to points in the page's
 displayed frame and each word's characters share its box in proportion. Visible
 born-digital lines of the page stay (a stamp, a page number) and OCR words on top of
-them are dropped; hidden and garbage lines go: the page says what its image says.
+them are dropped; hidden and garbage lines go: the page says what its image says. Lone
+dark pixels (no ink among their eight neighbours: the speckle of a worn copy or a dirty
+glass, never part of a glyph at the resolutions read) are cleared before reading.
 
 Limits (`OcrSettings`): a page whose image would exceed `max_pixels` is not read, nor a
 page past the first `max_pages` that need reading; recognition over `page_seconds` is

@@ -4,7 +4,10 @@ The pages (`examples/tender/pliego.pdf` and the first pages of the CUAD dev PDFs
 in all) are drawn once at 300 dpi to grey PNG files; then, interleaved, each run times
 
 - tesseract CLI          `tesseract IMG stdout -l eng+spa tsv`, one process per page (the
-                         Debian binary: its own engine version, printed below)
+                         Debian binary: its own engine version, printed below; built with
+                         OpenMP, so it runs threads on every core)
+- tesseract CLI 1 thread the same with `OMP_THREAD_LIMIT=1` (pincite's engine has no
+                         OpenMP: one thread)
 - pincite engine         `parse.ocr.Tesseract.read` on the same images (tesserocr, engine
                          loaded once; words, boxes, confidences)
 - pincite parse          the image-only PDF of those pages through `parse("pdf")`: page
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -45,10 +49,11 @@ def _images(data: Path, pages: int) -> list:
     return out[:pages]
 
 
-def bench_cli(paths: list[Path], tessdata: Path) -> int:
+def bench_cli(paths: list[Path], tessdata: Path, threads: int | None = None) -> int:
+    env = dict(os.environ, **({"OMP_THREAD_LIMIT": str(threads)} if threads else {}))
     for p in paths:
         subprocess.run(["tesseract", str(p), "stdout", "--tessdata-dir", str(tessdata),
-                        "-l", LANGS, "tsv"], check=True, capture_output=True)
+                        "-l", LANGS, "tsv"], check=True, capture_output=True, env=env)
     return len(paths)
 
 
@@ -110,6 +115,7 @@ def main() -> None:
             paths.append(Path(tmp) / f"p{k}.png")
             paths[-1].write_bytes(buf.getvalue())
         systems = [("tesseract CLI", lambda: bench_cli(paths, tessdata_dir())),
+                   ("tesseract CLI 1 thread", lambda: bench_cli(paths, tessdata_dir(), 1)),
                    ("pincite engine", lambda: bench_engine(images, engine)),
                    ("pincite parse", lambda: bench_parse(pdf)),
                    ("pincite ingest", lambda: bench_ingest(pdf, len(images)))]
@@ -138,9 +144,9 @@ def main() -> None:
         return
     print(f"{len(images)} pages at 300 dpi, {LANGS}, best of {out['runs']} runs per system; "
           f"CLI tesseract {cli_version}, pincite's tesseract {engine.info.version}")
-    print(f"{'system':18} {'pages':>6} {'seconds':>8} {'pages/s':>8} {'× CLI':>7}")
+    print(f"{'system':24} {'pages':>6} {'seconds':>8} {'pages/s':>8} {'× CLI':>7}")
     for r in rows:
-        print(f"{r['system']:18} {r['pages']:>6} {r['seconds']:>8.2f} {r['pages_per_s']:>8.3f} "
+        print(f"{r['system']:24} {r['pages']:>6} {r['seconds']:>8.2f} {r['pages_per_s']:>8.3f} "
               f"{r['ratio_vs_cli']:>7.2f}")
 
 

@@ -64,6 +64,33 @@ def text_problem(value: str) -> str | None:
     if not unicodedata.is_normalized("NFC", value):
         return (f"is not in Unicode NFC form: write it as "
                 f"{unicodedata.normalize('NFC', value)!r}")
+    return _mixed_script(value)
+
+
+# One word (a run of letters and marks) is written in one script, so that `pаypal` with a
+# Cyrillic `а` cannot pass for `paypal`. Han mixes with Kana, Hangul, Bopomofo and Latin
+# as real Japanese, Korean and Chinese names do (UTS #39, "highly restrictive").
+_SCRIPT_WORD = {"CJK": "Han", "HIRAGANA": "Kana", "KATAKANA": "Kana", "KATAKANA-HIRAGANA": "Kana",
+                "HALFWIDTH": "Kana"}
+_HAN_COMPANIONS = frozenset({"Han", "Kana", "HANGUL", "BOPOMOFO", "LATIN"})
+_WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def _script(ch: str) -> str | None:
+    if unicodedata.category(ch)[0] != "L":
+        return None  # marks follow their base letter
+    head = unicodedata.name(ch, "").split(" ", 1)[0]
+    return _SCRIPT_WORD.get(head, head) or None
+
+
+def _mixed_script(value: str) -> str | None:
+    for word in _WORD_RE.findall(value):
+        scripts = [s for s in map(_script, word) if s]
+        kinds = set(scripts)
+        if len(kinds) > 1 and not ("Han" in kinds and kinds <= _HAN_COMPANIONS):
+            odd = next(ch for ch, s in zip(word, map(_script, word), strict=True) if s and s != scripts[0])
+            return (f"mixes {' and '.join(sorted(k.title() for k in kinds))} letters in one word "
+                    f"(U+{ord(odd):04X} is {_script(odd)}), so it could pass for another name")
     return None
 
 

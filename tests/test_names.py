@@ -16,7 +16,8 @@ import pytest
 
 from pincite.errors import UsageError
 from pincite.extract.typed import is_valid
-from pincite.model import Principal, check_name, check_source_id, parse_acl_entry
+from pincite.model import Principal, parse_acl_entry
+from pincite.model.names import check_name, check_source_id
 from pincite.store.sqlite.index_sql import lex_table
 from tests.commands import invoke
 

@@ -19,9 +19,9 @@ from .model import (
     Revision,
     Source,
     TextLayer,
-    check_source_id,
     parse_acl_entry,
 )
+from .model.names import check_source_id
 from .review.calibration import ThresholdRow, format_table, seed_worked_example
 from .sources.acquire import walk_inputs
 from .sources.ingest import Ingestor, IngestResult, reparse_revision

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cite.resolve import administered_source, resolve_doc, visible_quarantine, visible_source
 from .cite.verifier import Verifier
-from .errors import NotFound, UsageError
+from .errors import NotFound, PinciteError, UsageError
 from .extract.records import records_json
 from .limits import Limits, load_json
 from .model import (
@@ -66,6 +66,11 @@ class Library:
     def close(self) -> None:
         """Close the store connection."""
         self.store.close()
+
+    def damage(self, exc: BaseException) -> PinciteError | None:
+        """Return the typed error a backend exception stands for when it says the store is
+        damaged, else None (the CLI and the service turn it into a clean message)."""
+        return self.store.damage(exc)
 
     def __enter__(self) -> Library:
         return self

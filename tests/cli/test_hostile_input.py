@@ -135,3 +135,18 @@ def test_fsck_reports_a_damaged_database_as_damage(tmp_path, where):
     assert all("\n" not in line for line in report["damage"])
     # a damaged database never lets fsck judge blobs unreferenced and delete them
     assert sorted(p for p in (store / "blobs").rglob("*") if p.is_file()) == blobs
+
+
+def test_a_query_meeting_a_damaged_page_is_a_clean_error_naming_the_database(tmp_path):
+    store = tmp_path / "s"
+    doc = tmp_path / "fee.txt"
+    doc.write_text("The fee is 100 euros, payable within 30 days of the invoice.")
+    assert invoke("ingest", str(doc), "--tenant", "t", store=store).returncode == 0
+    _damage(store, 8192, 20480)
+    for args in (["sources"], ["show", "fee.txt"], ["search", "fee"], ["ask", "What is the fee?"],
+                 ["review", "list"]):
+        res = invoke(*args, "--as", "t:u", store=store)
+        assert res.returncode == 1, (args, res.stdout, res.stderr)
+        assert "Traceback" not in res.stderr + res.stdout
+        assert f"the database {store / 'pincite.db'} is damaged" in res.stderr
+        assert "run `pincite fsck`" in res.stderr

@@ -11,7 +11,8 @@ says the value. "The purchase price is 100 euros" verifies, and must not carry a
 |                    | in the same currency when the quote writes one                        |
 | percent            | a percentage, or a number of points, equal to `percent`               |
 | number             | a number, amount or duration count equal to the value, or its words   |
-| duration           | a duration equal to it, or its count beside its unit word             |
+| duration           | a duration equal to it (and of its day kind, business or natural,     |
+|                    | when the value names one), or its count beside its unit word          |
 | date               | a date (or date-time) on that day                                     |
 | datetime           | a date-time on that day and minute (a date alone when no time given)  |
 | text, entity,      | the value itself, in the comparison form of `cite.compare` (quote,     |
@@ -154,9 +155,14 @@ def _states_duration(value: Any, found: list[Value], quote: str) -> bool:
     if not isinstance(value, dict):
         return False
     target = _dec(value.get("value"))
+    kind = value.get("kind")
     for v in found:
-        if v.value_type == "duration" and duration_value(v.normalized) == value:
+        d = duration_value(v.normalized) if v.value_type == "duration" else None
+        if d and _dec(d["value"]) == target and d["unit"] == value.get("unit") \
+                and kind in (None, v.detail):
             return True
+    if kind is not None:
+        return False  # business or natural days are stated only by a duration that says so
     words = _DURATION_UNIT_WORDS.get(str(value.get("unit")), ())
     folded = fold(quote)
     return (any(n == target for _, n in _numbers(found))

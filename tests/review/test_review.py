@@ -123,7 +123,7 @@ def test_decisions_close_the_loop_on_the_tender(tmp_path):
     assert out["label"]["not_stated"]
     assert lib.store.field_record("demo", it["case_id"], it["field"])["outcome"] == "abstain"
     labels = lib.store.review_labels("demo")
-    assert len(labels) == 4 and {lb["extractor_version"] for lb in labels} == {"1.0"}
+    assert len(labels) == 4 and {lb["extractor_version"] for lb in labels} == {"1.0/rules-1"}
     lib.close()
 
 

@@ -367,6 +367,16 @@ class Citation:
         return replace(self, quote_verified=verified, verify_reason=reason, flags=flags)
 
 
+def extractor_key(extractor: Mapping[str, Any]) -> str:
+    """Return the identity labels and calibrated thresholds are keyed by: the extractor's
+    version plus its model and prompt version (model-backed: `1.0/gpt-x/ext-model-2`) or its
+    rules version (`1.0/rules-1`), so a new model or rule set never inherits another's."""
+    parts = [str(extractor.get("version", ""))]
+    parts += [str(extractor[k]) for k in ("model", "prompt_version", "rules_version")
+              if extractor.get(k)]
+    return "/".join(parts)
+
+
 def split_doc_id(doc: str) -> tuple[str, str | None]:
     """Return (source_id, revision_id or None) of `SOURCE_ID[@REVISION_ID]`."""
     source_id, sep, rev = doc.rpartition("@")

@@ -149,6 +149,7 @@ class DecisionReason(StrEnum):
     ABOVE_TAU_FLAG = "above_tau_flag"
     LOW_CONFIDENCE = "low_confidence"
     HIDDEN_TEXT = "hidden_text"  # confident, but it rests on hidden text: at best FLAG
+    PASSAGE_CHANGED = "passage_changed"  # a review decision rested on words a new revision lost
     REVIEWER_ACCEPTED = "reviewer_accepted"      # after a review decision (`review.decisions`)
     REVIEWER_CORRECTED = "reviewer_corrected"
     REVIEWER_NOT_STATED = "reviewer_not_stated"
@@ -162,6 +163,7 @@ class ReviewReason(StrEnum):
     CONFLICTING = "conflicting"
     UNVERIFIED_CITATION = "unverified_citation"
     SCHEMA_VIOLATION = "schema_violation"
+    PASSAGE_CHANGED = "passage_changed"
     SAMPLE_AUDIT = "sample_audit"
 
 

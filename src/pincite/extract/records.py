@@ -129,6 +129,9 @@ class FieldRecord(BaseModel):
     notes: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
     # `hidden_text` when a citation it rests on is hidden text (`extract.decide`)
     flags: tuple[RecordFlag, ...] = Field(default=(), exclude_if=lambda v: not v)
+    # the review decision the record holds (`review.decisions`), with `carried_forward`
+    # when a later run kept it (`extract.carry`)
+    review: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @field_validator("provenance", mode="before")
     @classmethod

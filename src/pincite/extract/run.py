@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from ..model import Principal, extractor_key, timestamp
 from ..store import QueueEntry, Store
 from ..vocab import FieldStatus, Outcome, ReviewReason
+from .carry import carry_forward
 from .case import Case, case_guard, load_case
 from .decide import decide, record_flags
 from .deterministic import DeterministicExtractor, search_router
@@ -125,6 +126,7 @@ def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Seq
     records = [_in_reading_order(r, case) for r in extractor.extract(case, schema, run_id)]
     records = validate(records, schema, case.verifier)
     records = decide_all(records, schema, thresholds)
+    records = carry_forward(store, case, records)  # a person's decision outlives a re-run
     due = due_at(records, schema)
     run = {"run_id": run_id, "case_id": case.case_id, "schema_name": schema.name,
            "schema_digest": schema.digest, "extractor": extractor.identity(run_id),

@@ -150,18 +150,19 @@ class QuoteFinder:
         needle = comparison_form(quote)
         if not needle:
             return Found((), 0)
-        raw: list[tuple[list[tuple[int, int]], tuple[CiteNote, ...]]] = []
-        for caseless in (False, True):
-            text = caseless_form(quote) if caseless else needle
-            note = (CiteNote.CASE_DIFFERS,) if caseless else ()
-            raw.append((self.folded(caseless).find_form(text, MAX_SCAN), note))
-        if " " in needle:
-            for caseless in (False, True):
-                text = caseless_form(quote) if caseless else needle
-                note = (CiteNote.CASE_DIFFERS,) if caseless else ()
-                raw.append((self._respaced(text, caseless), (*note, CiteNote.RESPACED)))
+        tiers = [(False, False), (True, False)] + ([(False, True), (True, True)]
+                                                  if " " in needle else [])
+        raw: dict[tuple[bool, bool], list[tuple[int, int]]] = {}
         for extend in (False, True):
-            for spans, notes in raw:
+            for caseless, respaced in tiers:
+                spans = raw.get((caseless, respaced))
+                if spans is None:  # each search runs once, and only when reached
+                    text = caseless_form(quote) if caseless else needle
+                    spans = raw[(caseless, respaced)] = (
+                        self._respaced(text, caseless) if respaced
+                        else self.folded(caseless).find_form(text, MAX_SCAN))
+                notes = ((CiteNote.CASE_DIFFERS,) if caseless else ()) + (
+                    (CiteNote.RESPACED,) if respaced else ())
                 out = self._keep(spans, notes, extend)
                 if out:
                     return Found(tuple(out[:limit]), len(out))

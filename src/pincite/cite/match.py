@@ -141,17 +141,23 @@ class QuoteFinder:
             f = self._folded[caseless] = FoldedText.build(self.text, caseless=caseless)
         return f
 
-    def find_all(self, quote: str, limit: int = 50) -> list[tuple[int, int]]:
-        """Return the spans of `find(quote, limit)`."""
-        return [(m.char_start, m.char_end) for m in self.find(quote, limit).matches]
+    def find_all(self, quote: str, limit: int = 50, *, any_case: bool = False
+                 ) -> list[tuple[int, int]]:
+        """Return the spans of `find(quote, limit, any_case=any_case)`."""
+        return [(m.char_start, m.char_end)
+                for m in self.find(quote, limit, any_case=any_case).matches]
 
-    def find(self, quote: str, limit: int = 50) -> Found:
-        """Return the occurrences of `quote` in the first tier that has any (module doc)."""
+    def find(self, quote: str, limit: int = 50, *, any_case: bool = False) -> Found:
+        """Return the occurrences of `quote` in the first tier that has any (module doc);
+        with `any_case`, the case-folded tiers only: every occurrence in any case (how an
+        eval locates gold text; `cite` prefers the quote's own case)."""
         needle = comparison_form(quote)
         if not needle:
             return Found((), 0)
         tiers = [(False, False), (True, False)] + ([(False, True), (True, True)]
                                                   if " " in needle else [])
+        if any_case:
+            tiers = [t for t in tiers if t[0]]
         raw: dict[tuple[bool, bool], list[tuple[int, int]]] = {}
         for extend in (False, True):
             for caseless, respaced in tiers:

@@ -9,7 +9,8 @@ than a hesitant one.
 | status absent and no provenance                 | ABSTAIN  | `not_stated`          |
 | status conflicting                              | REVIEW   | `conflicting`         |
 | any citation not verified (or none for a value) | REVIEW   | `unverified_citation` |
-| a validation error (type, range, postcondition) | REVIEW   | `schema_violation`    |
+| a validation error (type, range, postcondition, | REVIEW   | `schema_violation`    |
+| value not stated by its quote)                  |          |                       |
 | rests on hidden text, confidence >= tau_flag    | FLAG     | `hidden_text`         |
 | confidence >= tau_show                          | SHOW     | `above_tau_show`      |
 | confidence >= tau_flag                          | FLAG     | `above_tau_flag`      |

@@ -3,7 +3,8 @@
 One canonical value per type (issue contract):
 money `{"amount": 450000, "currency": "EUR"}` (+ `basis`, `vat`: excluded|included);
 percent `{"percent": 5}`; date `"2027-01-15"`; datetime `{"date": …, "time": "14:00"}`;
-duration `{"value": 24, "unit": "months"}`; number a JSON number; bool; enum, text,
+duration `{"value": 24, "unit": "months"}` (days may add `"kind": "business"|"natural"`,
+when the text says which days count: "10 días hábiles"); number a JSON number; bool; enum, text,
 entity and clause a string; "explicitly not required" `{"required": false}`.
 
 `fact_value(ftype, fact)` returns (value, shape) where shape ∈ [0, 1] says how well the
@@ -20,6 +21,7 @@ from ..facts.atomic import AtomicFact
 
 DURATION_UNITS = {"Y": "years", "M": "months", "W": "weeks", "D": "days"}
 TIME_UNITS = {"H": "hours", "M": "minutes"}
+DAY_KINDS = ("business", "natural")  # a duration in days may say which days it counts
 _DUR_RE = re.compile(r"^P(?:(?P<n>[0-9]+(?:\.[0-9]+)?)(?P<u>[YMWD]))\Z|^PT(?P<tn>[0-9]+(?:\.[0-9]+)?)(?P<tu>[HM])\Z")
 _DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # \Z: `$` matches before a newline
 _DATETIME_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2})(?::[0-9]{2})?(.*)\Z")
@@ -85,6 +87,8 @@ def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
     if ftype == "duration":
         if vt == "duration":
             d = duration_value(fact.normalized_value)
+            if d and d["unit"] == "days" and fact.detail in DAY_KINDS:
+                d["kind"] = fact.detail  # "1 business day" is not "1 day"
             return (d, 1.0) if d else None
         return None
     if ftype == "date":
@@ -137,9 +141,11 @@ def is_valid(ftype: str, value: Any, values: tuple[str, ...] = ()) -> bool:
     if ftype == "number":
         return isinstance(value, num) and not isinstance(value, bool)
     if ftype == "duration":
-        return (isinstance(value, dict) and set(value) == {"value", "unit"}
+        return (isinstance(value, dict) and {"value", "unit"} <= set(value) <= {"value", "unit", "kind"}
                 and isinstance(value["value"], num)
-                and value["unit"] in (*DURATION_UNITS.values(), *TIME_UNITS.values()))
+                and value["unit"] in (*DURATION_UNITS.values(), *TIME_UNITS.values())
+                and value.get("kind", "business") in DAY_KINDS
+                and ("kind" not in value or value["unit"] == "days"))
     if ftype == "date":
         return isinstance(value, str) and bool(_DATE_RE.match(value))
     if ftype == "datetime":

@@ -3,6 +3,8 @@
 `validate(records, schema, verifier)` re-verifies every provenance entry with the
 deterministic verifier (the model never sets `quote_verified`), then checks:
 - a non-null value without verified provenance is an error (`unverified_provenance`);
+- a value that none of its verified quotes states is an error (`value_not_in_quote`, the
+  rules of `extract.stated`);
 - the value has its type's canonical JSON shape (`type:<field type>`);
 - per-field ranges (`min`/`max`);
 - postconditions across fields (`guarantee.definitive <= 10`, dates in order, sums);
@@ -21,8 +23,10 @@ from ..cite.verifier import Verifier
 from ..vocab import FieldStatus
 from .records import FieldRecord
 from .schema import FieldSpec, Postcondition, Schema
+from .stated import states
 from .typed import is_valid, numeric
 
+VALUE_NOT_IN_QUOTE = "value_not_in_quote"
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
         "==": operator.eq, "!=": operator.ne}
 
@@ -94,6 +98,8 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
         errors: list[str] = []
         if r.value is not None and (not prov or not all(c.quote_verified for c in prov)):
             errors.append("unverified_provenance")
+        elif r.value is not None and not states(spec.type, r.value, [c.quote for c in prov]):
+            errors.append(VALUE_NOT_IN_QUOTE)
         errors += value_errors(spec, r.value)
         # errors an extractor already recorded (e.g. malformed model output) are kept
         out.append(r.with_(provenance=prov, validation_errors=r.validation_errors + tuple(

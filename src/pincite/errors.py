@@ -6,6 +6,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     PinciteError                      code, HTTP status, a message that says what to do
     ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
+    │   ├── EmptyQuote (400)          a quote to cite or verify that holds nothing but space
     │   ├── InvalidSchema (400)       an extraction schema file that does not validate
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
@@ -69,6 +70,17 @@ class UsageError(PinciteError):
 
 class InvalidCitation(UsageError):
     code = "invalid_citation"
+
+
+class EmptyQuote(UsageError):
+    """A quote given to `cite` or `verify` is empty or whitespace only (in the comparison
+    form: soft hyphens and zero-width characters count as nothing)."""
+
+    code = "empty_quote"
+
+    def __init__(self, where: str = "") -> None:
+        super().__init__(f"the quote{where} is empty or only whitespace: give the words of the "
+                         "document to cite (a quote is never verified by holding nothing)")
 
 
 class InvalidSchema(UsageError):
@@ -156,9 +168,10 @@ class QuoteNotFound(PinciteError):
     code = "quote_not_found"
     status = 404
 
-    def __init__(self, doc_id: str, quote: str) -> None:
+    def __init__(self, doc_id: str, quote: str, why: str = "") -> None:
         short = quote if len(quote) <= 80 else quote[:77] + "..."
         super().__init__(
+            f"quote {short!r} {why}" if why else
             f"quote {short!r} is not in the text layer of {doc_id}; "
             "check the wording or cite a shorter passage"
         )

@@ -58,6 +58,26 @@ class VerifyReason(StrEnum):
     LOCATOR_MISMATCH = "locator_mismatch"
     UNKNOWN_DOCUMENT = "unknown_document"
     SOURCE_DELETED = "source_deleted"
+    EMPTY_QUOTE = "empty_quote"          # the quote holds nothing to compare
+    CUT_INSIDE_WORD = "cut_inside_word"  # the span starts or ends inside a token of the layer
+    GEOMETRY_MISMATCH = "geometry_mismatch"  # page, bbox or boxes are not the span's
+
+
+class ComparisonForm(StrEnum):
+    """The versions of the comparison form a citation's quote is compared in
+    (`cite.compare`); a citation that names none was made under `cmp-1`."""
+
+    CMP_1 = "cmp-1"  # NFKC + casefold: superseded, kept so old citations verify as they did
+    CMP_2 = "cmp-2"  # a documented safe set of folds, case kept
+
+
+class CiteNote(StrEnum):
+    """How `cite` found a quote, when not as written (each a JSON flag of the citation)."""
+
+    EXTENDED = "extended"          # the quote stopped inside a word: the span runs to its end
+    AMBIGUOUS = "ambiguous"        # the quote occurs more than once and none was chosen
+    CASE_DIFFERS = "case_differs"  # found only ignoring case; the quote is the document's
+    RESPACED = "respaced"          # found only without the quote's spaces inside a word
 
 
 VERIFIED_REASONS = frozenset({VerifyReason.OK, VerifyReason.SUPERSEDED})

@@ -38,7 +38,8 @@ def eval_cuad_textlayer(
         emit(result)
     else:
         typer.echo(f"segments {result['segments']}  verified {result['verified']}  "
-                   f"rate {result['rate']:.4f}")
+                   f"rate {result['rate']:.4f}"
+                   + "".join(f"  {k} {v}" for k, v in result.get("notes", {}).items()))
         for m in result["misses"][:20]:
             typer.echo(f"  miss {m['file']}: {m['text']!r}")
 

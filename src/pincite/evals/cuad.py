@@ -425,7 +425,7 @@ def _locate(verifier: Any, source_id: str, folded: Any, text: str) -> list[Span]
     except QuoteNotFound:
         return []
     spans = [(first.char_start, first.char_end)]
-    spans += [s for s in folded.find_all(text) if s != spans[0]]
+    spans += [s for s in folded.find_all(text, any_case=True) if s != spans[0]]
     return spans
 
 

@@ -64,6 +64,7 @@ def run_cuad_textlayer(data: Path, store_url: str | None = None,
             ver = Verifier(store, Principal.parse("eval:evaluator"))
             verified = 0
             misses = []
+            noted: dict[str, int] = {}  # how verified citations were found (`CiteNote`s)
             for pdf_file, text in segments:
                 source_id = Path(pdf_file).name
                 try:
@@ -73,6 +74,8 @@ def run_cuad_textlayer(data: Path, store_url: str | None = None,
                     ok = False
                 if ok:
                     verified += 1
+                    for note in c.notes:
+                        noted[note] = noted.get(note, 0) + 1
                 else:
                     misses.append({"file": source_id, "text": text[:200]})
         finally:
@@ -84,6 +87,7 @@ def run_cuad_textlayer(data: Path, store_url: str | None = None,
         "segments": n,
         "verified": verified,
         "rate": verified / n if n else 0.0,
+        "notes": dict(sorted(noted.items())),
         "quarantined": quarantined,
         "misses": misses,
     }

@@ -72,8 +72,18 @@ class BoxJSON(TypedDict):
     bbox: list[float]
 
 
+class OccurrenceJSON(TypedDict):
+    """One place a cited quote occurs (listed when it occurs more than once)."""
+
+    char_start: int
+    char_end: int
+    locator: str
+    page: int | None
+
+
 class CitationJSON(TypedDict):
-    """A provenance entry as JSON (`Citation.to_dict`)."""
+    """A provenance entry as JSON (`Citation.to_dict`); without `comparison`, it was made
+    in cmp-1 (before the field existed)."""
 
     doc_id: str
     doc_sha256: str
@@ -88,6 +98,14 @@ class CitationJSON(TypedDict):
     verify_reason: str | None
     boxes: NotRequired[list[BoxJSON]]
     flags: NotRequired[list[str]]
+    comparison: NotRequired[str]
+    extended: NotRequired[bool]
+    ambiguous: NotRequired[bool]
+    case_differs: NotRequired[bool]
+    respaced: NotRequired[bool]
+    occurrence: NotRequired[int]
+    occurrence_count: NotRequired[int]
+    occurrences: NotRequired[list[OccurrenceJSON]]
 
 
 # A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.

@@ -16,8 +16,9 @@ says the value. "The purchase price is 100 euros" verifies, and must not carry a
 | date               | a date (or date-time) on that day                                     |
 | datetime           | a date-time on that day and minute (a date alone when no time given)  |
 | text, entity,      | the value itself, in the comparison form of `cite.compare` (quote,     |
-| clause             | dash and space shapes folded); a value joining several passages with  |
-|                    | " … " needs each passage in one of the quotes                         |
+| clause             | dash and space shapes folded) with case folded (`caseless_form`); a   |
+|                    | value joining several passages with " … " needs each passage in one   |
+|                    | of the quotes                                                         |
 | enum, bool         | not checked: the value names a category the quote is mapped to        |
 
 A value of `{"required": false}` ("explicitly not required") is not checked. A scale or
@@ -32,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..cite.compare import comparison_form as fold
+from ..cite.compare import caseless_form as fold  # cmp-2 with case folded
 from ..values import Value, find_values, parse_number_words
 from .clauses import CLAUSE_JOIN
 from .typed import duration_value

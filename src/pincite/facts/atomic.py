@@ -45,7 +45,7 @@ from ..values import (
     guess_lang,
     parse_value,
 )
-from ..vocab import ElementKind
+from ..vocab import ComparisonForm, ElementKind
 
 SCHEMA_NAME = "pincite.facts"
 SCHEMA_VERSION = 1
@@ -294,7 +294,9 @@ def _cell_facts(b: _Builder, t: _Table, clauses: _Clauses, lang: str | None,
         row, col = _paths(t, cell, text)
         v = parse_value(text, a, z, lang=lang, date_order=date_order)
         if v is None:
-            whole = Value("text", a, z, text[a:z], comparison_form(text[a:z]))
+            # a text cell's key stays in cmp-1 (case folded) as before cmp-2: the
+            # comparison form of citations changed, the grouping of cell texts did not
+            whole = Value("text", a, z, text[a:z], comparison_form(text[a:z], ComparisonForm.CMP_1))
             b.add(whole, "table_cell", cell, section, row, col, extra)
             for inner in find_values(text, a, z, lang=lang, date_order=date_order):
                 b.add(inner, "table_cell", cell, section, row, col, extra, a, z)

@@ -21,8 +21,16 @@ from typing import Any
 
 from ..errors import InvalidCitation, UsageError
 from ..limits import ROW_ID_MAX, check_number
-from ..vocab import Role
+from ..vocab import ComparisonForm, Role
 from .names import check_name
+from .provenance import (
+    Occurrence,
+    read_box,
+    read_boxes,
+    read_comparison,
+    read_notes,
+    read_occurrences,
+)
 
 MEDIA_TYPES = {
     "pdf": "application/pdf",
@@ -307,6 +315,11 @@ class Citation:
     verify_reason: str | None = None
     boxes: tuple[tuple[int, Box], ...] = field(default=())
     flags: tuple[str, ...] = ()  # `RecordFlag` values the verifier found on the cited span
+    comparison: str = ComparisonForm.CMP_2.value  # the form `quote` is compared in
+    notes: tuple[str, ...] = ()  # `CiteNote`s: how `cite` found the quote
+    occurrence: int | None = None  # which of `occurrences` this is (1-based)
+    occurrences: tuple[Occurrence, ...] = ()  # every place `cite` found the quote, when > 1
+    occurrence_count: int = 0  # how many there are in all (`occurrences` lists the first)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provenance entry as the JSON object of the contract."""
@@ -327,6 +340,12 @@ class Citation:
             d["boxes"] = [{"page": p, "bbox": [round(x, 2) for x in b]} for p, b in self.boxes]
         if self.flags:
             d["flags"] = list(self.flags)
+        d["comparison"] = self.comparison
+        d.update((n, True) for n in self.notes)
+        if self.occurrences:
+            d["occurrence"] = self.occurrence
+            d["occurrence_count"] = self.occurrence_count
+            d["occurrences"] = [o.to_dict() for o in self.occurrences]
         return d
 
     @classmethod
@@ -334,7 +353,7 @@ class Citation:
         """Return the citation in a JSON object; raise InvalidCitation when it is malformed.
 
         `quote_verified`, `verify_reason` and `flags` from the input are ignored: only the
-        verifier sets them.
+        verifier sets them. An entry without `comparison` was made in `cmp-1`.
         """
         if not isinstance(d, dict):
             raise InvalidCitation("a provenance entry must be a JSON object")
@@ -347,19 +366,22 @@ class Citation:
             raise InvalidCitation("doc_id and quote must be strings")
         if d.get("page") is not None:
             check_number("page", d["page"], 1, 10**6, integer=True, error=InvalidCitation)
-        if (bbox := d.get("bbox")) is not None and not (isinstance(bbox, list) and len(bbox) == 4):
-            raise InvalidCitation("bbox must be a list of four numbers [x0, top, x1, bottom]")
+        bbox = d.get("bbox")
+        occurrence, occurrences, count = read_occurrences(d)
         return cls(
             doc_id=d["doc_id"],
             doc_sha256=str(d.get("doc_sha256") or ""),
             text_layer=str(d.get("text_layer") or ""),
             locator=str(d.get("locator") or ""),
             page=d.get("page"),
-            bbox=tuple(float(check_number("bbox", x, -1e9, 1e9, error=InvalidCitation))
-                       for x in bbox) if bbox else None,  # type: ignore[arg-type]
+            bbox=read_box("bbox", bbox) if bbox is not None else None,
             char_start=cs,
             char_end=ce,
             quote=d["quote"],
+            boxes=read_boxes(d),
+            comparison=read_comparison(d),
+            notes=read_notes(d),
+            occurrence=occurrence, occurrences=occurrences, occurrence_count=count,
         )
 
     def with_result(self, verified: bool, reason: str, flags: tuple[str, ...] = ()) -> Citation:

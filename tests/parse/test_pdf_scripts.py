@@ -213,3 +213,17 @@ def test_cjk_title_in_an_english_clause_is_cited(lib, ana, spacing: float) -> No
     title = lib.cite(ana, "law.pdf", CJK_TITLE)
     assert title.quote_verified and title.bbox is not None
     assert title.bbox[0] > 72 + 30 * 0.55 * SIZE - 1  # it starts after the English words
+
+
+def test_cjk_paragraph_wrapped_over_lines_is_cited_across_the_break(lib, ana) -> None:
+    """Chinese is written without spaces, so a line end inside it is not one either."""
+    w = PdfWriter()
+    pg = w.page()
+    pg.text(72, 700, SIZE, "\u672c\u5408\u540c\u53d7" + CJK_TITLE[:5])
+    pg.text(72, 686, SIZE, CJK_TITLE[5:] + "\u7ba1\u8f96\u3002")
+    r = lib.ingest_bytes(w.tobytes(), source_id="wrap.pdf", tenant="acme",
+                         acl=["group:legal"], name="wrap.pdf", sandbox=False)
+    assert r.status == "new", r
+    c = lib.cite(ana, "wrap.pdf", CJK_TITLE)
+    assert c.quote == CJK_TITLE and c.quote_verified
+    assert len(c.boxes) <= 1 and c.page == 1

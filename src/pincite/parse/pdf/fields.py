@@ -30,6 +30,7 @@ from typing import Any
 from ...errors import ParseFailure
 from ...limits import Limits
 from ...model import Box
+from ..layout import LayerBuilder
 from .lines import _frame, _transform
 from .pdfium_api import pdfium_fns
 
@@ -144,3 +145,13 @@ def read_fields(doc: Any, limits: Limits) -> tuple[list[FormField], int]:
         finally:
             page.close()
     return out, refused
+
+
+def emit_fields(builder: LayerBuilder, fields: list[FormField], before: int) -> None:
+    """Add the fields of the pages before `before` (taking them from `fields`), top to
+    bottom and left to right on each page."""
+    done = [f for f in fields if f.page < before]
+    for f in sorted(done, key=lambda f: (f.page, f.box[1], f.box[0])):
+        builder.field(f.name, f.value, page=f.page, box=f.box,
+                      flags=("hidden_text",) if f.hidden else ())
+    fields[:] = [f for f in fields if f.page >= before]

@@ -43,8 +43,9 @@ from ...errors import ParseFailure
 from ...limits import Limits
 from ...model import TextLayer
 from ..layout import ClauseMark, clause_mark
+from .bidi import cjk_pair
 from .builder import Geo, GeometryBuilder
-from .fields import REFUSED, FormField, has_form, read_fields
+from .fields import REFUSED, FormField, emit_fields, has_form, read_fields
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .pdfium_api import pdfium_fns
 from .running import drop_running
@@ -299,7 +300,8 @@ def _word_after(s: str) -> str:
 def _join(para: _Para, vocab: _Vocabulary) -> None:
     """Set the paragraph's text and geometry from its lines.
 
-    Lines are joined with a space. A line ending in a hyphen between letters is a compound
+    Lines are joined with a space (none between two CJK characters: Chinese and Japanese
+    put no spaces between words). A line ending in a hyphen between letters is a compound
     broken after its hyphen (the hyphen stays, and so does the line break, as a space) or a
     word split for the line end (the hyphen becomes a soft hyphen, no space).
     """
@@ -318,6 +320,8 @@ def _join(para: _Para, vocab: _Vocabulary) -> None:
                 pass  # a soft hyphen: the PDF says the word was split
             elif split is not None and not vocab.compound(*split):
                 parts[-1] = last[:-1] + "\u00ad"
+            elif cjk_pair(end, text[0]):
+                pass  # Chinese and Japanese are written without spaces: nor is a line end
             else:
                 parts.append(" ")
                 geo.add_gap()
@@ -427,16 +431,6 @@ def _read(data: bytes, password: str | None, limits: Limits
     return pages, fields, refused
 
 
-def _emit_fields(builder: GeometryBuilder, fields: list[FormField], before: int) -> None:
-    """Add the fields of the pages before `before` (taking them from `fields`), top to
-    bottom and left to right on each page."""
-    done = [f for f in fields if f.page < before]
-    for f in sorted(done, key=lambda f: (f.page, f.box[1], f.box[0])):
-        builder.field(f.name, f.value, page=f.page, box=f.box,
-                      flags=("hidden_text",) if f.hidden else ())
-    fields[:] = [f for f in fields if f.page >= before]
-
-
 def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: int = 0,
            ) -> TextLayer:
     builder = GeometryBuilder(PARSER, VERSION)
@@ -447,7 +441,7 @@ def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: in
         builder.flag(REFUSED)
     if not any(p.lines for p in pages):
         builder.flag("no_text_layer")
-        _emit_fields(builder, fields, len(pages) + 1)
+        emit_fields(builder, fields, len(pages) + 1)
         return builder.build()
     for p in pages:
         p.lines = _reading_order(p.lines)
@@ -462,7 +456,7 @@ def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: in
     before: list[_Para] = []  # the paragraphs since the last table, latest last
     for item in items:
         if fields:  # a page's form fields follow its text
-            _emit_fields(builder, fields, item.parts[0].page if isinstance(item, TableBlock)
+            emit_fields(builder, fields, item.parts[0].page if isinstance(item, TableBlock)
                          else item.lines[0].page)
         if isinstance(item, TableBlock):
             item.caption = _caption(before[-2:], item)
@@ -479,7 +473,7 @@ def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: in
             kind = "list_item" if _BULLET_RE.match(para.text) else "paragraph"
             builder.paragraph(para.text, kind=kind, chars=para.geo, flags=flags)
         before.append(para)
-    _emit_fields(builder, fields, len(pages) + 1)
+    emit_fields(builder, fields, len(pages) + 1)
     return builder.build()
 
 

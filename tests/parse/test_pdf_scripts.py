@@ -227,3 +227,13 @@ def test_cjk_paragraph_wrapped_over_lines_is_cited_across_the_break(lib, ana) ->
     c = lib.cite(ana, "wrap.pdf", CJK_TITLE)
     assert c.quote == CJK_TITLE and c.quote_verified
     assert len(c.boxes) <= 1 and c.page == 1
+
+
+def test_cjk_items_set_apart_on_one_row_keep_their_space() -> None:
+    w = PdfWriter()
+    pg = w.page()
+    pg.text(72, 700, SIZE, "\u672c\u79d1")  # a degree, then a school far to its right
+    pg.text(200, 700, SIZE, "\u5317\u4eac\u5927\u5b66")
+    pg.draw(72, 640, SIZE, [*"\u9ad8\u4e2d", -1100.0, *"\u9752\u5c9b"])  # 12 pt apart
+    assert _paras(_parse(w.tobytes())) == ["\u672c\u79d1 \u5317\u4eac\u5927\u5b66",
+                                           "\u9ad8\u4e2d \u9752\u5c9b"]

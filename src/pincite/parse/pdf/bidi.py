@@ -22,7 +22,9 @@ class of text it names, on the page's stream before it is cut into lines:
 
 CJK ideographs and kana are not parted by spaces in writing; letter-spaced CJK (a title set
 with character spacing) keeps its characters together: `cjk_pair` tells `lines` not to
-read such a gap as a space.
+read a gap narrower than `lines.GAP_WIDE` between two of them as a space (a wider one
+parts two items, as in a table row), and `reading` not to put a space at a line end
+between two of them.
 """
 
 from __future__ import annotations

@@ -358,7 +358,7 @@ class _PageText:
                     # closing mark, or a capital after a small letter ("2.2Weekly")
                     if (gap > GAP_SPACE * h or c1.isalpha() and (
                             c0.isdigit() or c0 in _CLOSERS or c0.islower() and c1.isupper())
-                            ) and not cjk_pair(c0, c1):
+                            ) and not (cjk_pair(c0, c1) and gap <= GAP_WIDE * h):
                         cuts.append((q, SPACE))
             mask = self.hidden_mask
             extra = [(k + 1, NEW_LINE) for k in range(a, b - 1) if mask[k] != mask[k + 1]

@@ -300,8 +300,8 @@ def _word_after(s: str) -> str:
 def _join(para: _Para, vocab: _Vocabulary) -> None:
     """Set the paragraph's text and geometry from its lines.
 
-    Lines are joined with a space (none between two CJK characters: Chinese and Japanese
-    put no spaces between words). A line ending in a hyphen between letters is a compound
+    Lines are joined with a space (none at a line end between two CJK characters: Chinese
+    and Japanese put no spaces between words). A line ending in a hyphen between letters is a compound
     broken after its hyphen (the hyphen stays, and so does the line break, as a space) or a
     word split for the line end (the hyphen becomes a soft hyphen, no space).
     """
@@ -320,7 +320,7 @@ def _join(para: _Para, vocab: _Vocabulary) -> None:
                 pass  # a soft hyphen: the PDF says the word was split
             elif split is not None and not vocab.compound(*split):
                 parts[-1] = last[:-1] + "\u00ad"
-            elif cjk_pair(end, text[0]):
+            elif cjk_pair(end, text[0]) and ln.top - prev.top > 0.5 * prev.height:
                 pass  # Chinese and Japanese are written without spaces: nor is a line end
             else:
                 parts.append(" ")

@@ -46,6 +46,7 @@ class ElementKind(StrEnum):
     CLAUSE = "clause"
     TABLE = "table"
     CELL = "cell"
+    FIELD = "field"  # a form field's value (locator `field NAME`)
 
 
 class VerifyReason(StrEnum):

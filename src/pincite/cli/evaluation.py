@@ -248,3 +248,30 @@ def eval_cuad(
     for kind, f in result["failure_classes"].items():
         typer.echo(f"  {kind:14} {f['count']}")
     typer.echo(f"  invariants {result['invariants']}")
+
+
+@eval_app.command("strata")
+def eval_strata(
+    data: Annotated[Path | None, typer.Option("--data", help="The shared data root (docling_testdata/, pdfplumber_edgecases/, pypdf_sample_files/, qpdf_damaged_pdfs/); without it, the generated documents only.")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """CER, reading-order error, table F1 and locator accuracy per stratum of PDFs
+    (born-digital, scanned, rotated, multi-column, forms, tables, RTL, CJK, hidden text,
+    redactions, malformed), generated here and from the shared test files.
+
+    Example: pincite eval strata --data ../shared/data --json
+    """
+    from ..evals.strata import run_strata
+
+    with errors():
+        result = run_strata(data, store_url=store)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"strata: {result['documents']} documents, {result['seconds']} s")
+    typer.echo(f"{'stratum':14} {'docs':>4} {'CER':>7} {'order':>7} {'table':>7} {'locator':>7}  status")
+    for name, r in result["strata"].items():
+        cells = [r.get(k) for k in ("cer", "reading_order_error", "table_f1", "locator_accuracy")]
+        typer.echo(f"{name:14} {r['docs']:4d} " + " ".join(
+            "      -" if v is None else f"{v:7.4f}" for v in cells) + f"  {r['status']}")

@@ -9,6 +9,10 @@ The boxes stay in bulk: one float64 array per page, turned to the page as shown 
 array arithmetic; a line's boxes are rows of it (`CharBoxes`), read as tuples only where
 table detection asks, and its extent comes from one reduction per page. The layer
 builder takes the rows as they are.
+
+Right-to-left runs are put in logical order first (`bidi`: letters of one glyph, marks,
+spaces where Arabic meets Latin; letter-spaced CJK is not parted), and superscripts or
+subscripts drawn apart from their line are put back on their word (`superscripts`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ from typing import Any
 import numpy as np
 
 from ...model import Box
+from .bidi import cjk_pair, has_rtl, logical_order, script_meetings
+from .nfc import compose
 from .objects import Rule, page_objects
+from .superscripts import SCRIPT_SIZE, Spec, attach_scripts, union_box
 
 GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
 GAP_TIGHT = 0.12  # … or wider than this one before a word that starts after a number
@@ -43,6 +50,7 @@ _CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
 _ENUM_RE = re.compile(r"[\s(\[]*(?:§\s*|section\s+|article\s+)?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxlc]{1,5})[.):\]]?\s*$",
                       re.IGNORECASE)
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+NEW_LINE, SPACE, DROP = 0, 1, 2  # how a line is cut at a position
 
 class CharBoxes(Sequence[Box]):
     """A line's character boxes as shown: `rows`, an (n, 4) float64 array (x0, top, x1,
@@ -231,6 +239,12 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         up = _upright(text, ltrb[0], ltrb[3], rot)
         fw, fh, turn = (width, height, None) if up == rot else _transform(box, up)
         frame = shown if turn is None else np.stack(turn(*ltrb), axis=1)
+        drops: list[int] = []
+        if has_rtl(text):  # right-to-left runs: letters of one glyph and marks in order
+            text, perm, drops = logical_order(text, frame)
+            if perm is not None:  # (a mark and its letter: one text object, one font)
+                frame = frame[perm] if turn is not None else shown[perm]
+                shown = shown[perm] if turn is not None else frame
         generated = [k for k in np.flatnonzero(shown[:, 0] == shown[:, 2]).tolist()
                      if text[k] == " " and fn.generated(textpage, k)]  # no box: made up
         boxes = shown
@@ -242,7 +256,7 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         if hidden:
             hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
         ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, shown, frame,
-                        generated, hidden_mask)
+                        generated, hidden_mask, drops)
         out = Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None)
         if rules:
             out.rules, out.to_shown = rules, transform
@@ -282,6 +296,7 @@ class _PageText:
     frame: np.ndarray  # the same in the text's frame
     generated: list[int]
     hidden_mask: list[bool] | None
+    drops: list[int]  # spaces pdfium made up inside a word (see `bidi`)
     wide: list[int] = field(default_factory=list)  # glyphs after a wide gap (GAP_WIDE)
 
     def lines(self) -> list[Line]:
@@ -307,11 +322,12 @@ class _PageText:
         long = [(a, b) for a, b, _ in runs if b - a > 2]
         vertical = {span for span, (x0, top, x1, bottom) in zip(long, _extents(F, long), strict=True)
                     if bottom - top > 3 * (x1 - x0)}
-        specs: list[tuple[list[tuple[int, int]], bool]] = []  # (pieces, hyphen_join)
+        specs: list[Spec] = []  # (pieces, hyphen_join)
         ci = 0
         wide = self.wide
+        rtl = has_rtl(text)
         for a, b, hy in runs:
-            cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
+            cuts: list[tuple[int, int]] = []  # (position, NEW_LINE / SPACE / DROP)
             ci = bisect_left(cands, a, ci)
             if (a, b) in vertical:
                 ci = bisect_left(cands, b - 1, ci)
@@ -327,8 +343,12 @@ class _PageText:
                 if h <= 0 or text[p].isspace() or text[q].isspace():
                     continue
                 if abs(item(q, 1) - item(p, 1)) > 0.6 * h and abs(item(q, 3) - item(p, 3)) > 0.6 * h:
-                    cuts.append((q, True))
+                    cuts.append((q, NEW_LINE))
                     continue
+                if item(q, 0) < item(p, 0) - 0.5 and not rtl and not (
+                        SCRIPT_SIZE * h <= item(q, 3) - item(q, 1) <= h / SCRIPT_SIZE):
+                    cuts.append((q, NEW_LINE))  # back along the line at another size: a
+                    continue  # superscript drawn after its line (`superscripts`)
                 if item(q, 0) - item(p, 2) > GAP_WIDE * h and not (
                         p - a < 12 and _ENUM_RE.match(text, a, p + 1)):
                     wide.append(q)  # not the gap after a list number ("(a)   The …")
@@ -336,28 +356,35 @@ class _PageText:
                     c0, c1 = text[k], text[q]
                     # a narrower gap is a space where a word starts after a number or a
                     # closing mark, or a capital after a small letter ("2.2Weekly")
-                    if gap > GAP_SPACE * h or c1.isalpha() and (
-                            c0.isdigit() or c0 in _CLOSERS or c0.islower() and c1.isupper()):
-                        cuts.append((q, False))
+                    if (gap > GAP_SPACE * h or c1.isalpha() and (
+                            c0.isdigit() or c0 in _CLOSERS or c0.islower() and c1.isupper())
+                            ) and not (cjk_pair(c0, c1) and gap <= GAP_WIDE * h):
+                        cuts.append((q, SPACE))
             mask = self.hidden_mask
-            if mask is not None:
-                cuts.extend((k + 1, True) for k in range(a, b - 1) if mask[k] != mask[k + 1])
-                cuts.sort()
+            extra = [(k + 1, NEW_LINE) for k in range(a, b - 1) if mask[k] != mask[k + 1]
+                     ] if mask is not None else []
+            if rtl:
+                extra += [(q, SPACE) for q in script_meetings(text, a, b)]
+                extra += [(k, DROP) for k in self.drops if a < k < b - 1]
+            if extra:
+                cuts = sorted(set(cuts + extra))
             start = a
-            pieces: list[tuple[int, int]] = []
-            for k, new_line in cuts + [(b, True)]:
-                pieces.append((start, k))
-                start = k
-                if new_line:
+            pieces: list[tuple[int, int, bool]] = []
+            glue = False
+            for k, cut in cuts + [(b, NEW_LINE)]:
+                pieces.append((start, k, glue))
+                start, glue = (k + 1, True) if cut == DROP else (k, False)
+                if cut == NEW_LINE:
                     specs.append((pieces, hy and k == b))
                     pieces = []
         return self._lines(specs)
 
-    def _lines(self, specs: list[tuple[list[tuple[int, int]], bool]]) -> list[Line]:
-        """Return the lines of (pieces, hyphen_join), spaces around them trimmed."""
+    def _lines(self, specs: list[Spec]) -> list[Line]:
+        """Return the lines of (pieces, hyphen_join), spaces around them trimmed, with
+        superscripts and subscripts drawn apart put in their place (`superscripts`)."""
         text = self.text
         spans: list[tuple[int, int]] = []
-        kept: list[tuple[list[tuple[int, int]], bool]] = []
+        kept: list[Spec] = []
         for pieces, hyphen_join in specs:
             a, b = pieces[0][0], pieces[-1][1]
             while a < b and text[a].isspace():
@@ -369,25 +396,40 @@ class _PageText:
                 kept.append((pieces, hyphen_join))
         boxes = _extents(self.frame, spans)
         shown = boxes if self.frame is self.shown else _extents(self.shown, spans)
-        return [self._line(pieces, hyphen_join, a, b, box, dbox)
-                for (pieces, hyphen_join), (a, b), box, dbox
-                in zip(kept, spans, boxes, shown, strict=True)]
+        merged = attach_scripts(text, self.frame, kept, spans, boxes, self.hidden_mask)
+        trimmed = [False] * len(kept)
+        if merged:
+            shown = list(shown)
+            for i, spec in merged.items():  # a host takes in pieces from elsewhere (trimmed)
+                kept[i] = spec
+                trimmed[i] = bool(spec[0])
+                if spec[0]:
+                    boxes[i] = union_box(self.frame, spec[0])
+                    shown[i] = boxes[i] if self.frame is self.shown else union_box(self.shown, spec[0])
+            for i in reversed([i for i, spec in enumerate(kept) if not spec[0]]):
+                del kept[i], spans[i], boxes[i], shown[i], trimmed[i]  # taken in by a host
+        return [self._line(pieces, hyphen_join, a, b, box, dbox, cut)
+                for (pieces, hyphen_join), (a, b), box, dbox, cut
+                in zip(kept, spans, boxes, shown, trimmed, strict=True)]
 
-    def _line(self, pieces: list[tuple[int, int]], hyphen_join: bool, a: int, b: int,
-              box: list[float], shown: list[float]) -> Line:
+    def _line(self, pieces: list[tuple[int, int, bool]], hyphen_join: bool, a: int, b: int,
+              box: list[float], shown: list[float], trimmed: bool = False) -> Line:
         """Return the line of `pieces` (text[a:b] is its text less the spaces around it;
-        `box` its union box in the text's frame, `shown` as shown)."""
+        `trimmed`: the pieces are the line as they are, text[a:b] the host's own text, for
+        a line that took in a superscript; `box` its union box in the text's frame,
+        `shown` as shown)."""
         text = self.text
         parts: list[str] = []
         rows: list[np.ndarray] = []
         holes: list[int] = []
         size = 0
         gen = self.generated
-        for p, q in pieces:
-            p, q = max(p, a), min(q, b)
+        for p, q, glue in pieces:
+            if not trimmed:
+                p, q = max(p, a), min(q, b)
             if p >= q:
                 continue
-            if parts and not parts[-1][-1].isspace() and not text[p].isspace():
+            if parts and not glue and not parts[-1][-1].isspace() and not text[p].isspace():
                 holes.append(size)
                 parts.append(" ")
                 rows.append(ZERO_ROW)
@@ -429,7 +471,9 @@ class _PageText:
         if "   " in s:  # spaces set out a column in a fixed-pitch layout
             line.wide += 1
         if not s.isascii() and not unicodedata.is_normalized("NFC", s):
-            _compose(line)
+            line.text, composed, holes = compose(line.text, line.boxes, line.holes)
+            if composed is not None:
+                line.boxes, line.holes = CharBoxes.of(composed), holes
         return line
 
     def _bold(self, k: int) -> bool:
@@ -452,33 +496,3 @@ _NAME_ADDR = ctypes.addressof(_NAME_BUF)
 _FLAGS = c_int()
 _FLAGS_ADDR = ctypes.addressof(_FLAGS)
 _BOLD_NAMES: dict[bytes, bool] = {}  # font name → whether it names a bold face
-
-
-def _compose(line: Line) -> None:
-    """Put the line's text in NFC one character (or combining sequence) at a time, so each
-    character keeps a box: composed pairs get the union of their boxes."""
-    if not any(map(unicodedata.combining, line.text)):  # one character for one: same boxes
-        line.text = line.text.translate({
-            ord(ch): c for ch in set(line.text)
-            if not ch.isascii() and len(c := unicodedata.normalize("NFC", ch)) == 1})
-        return
-    holes = set(line.holes)
-    out: list[str] = []
-    boxes: list[Box] = []
-    new_holes: list[int] = []
-    for i, (ch, box) in enumerate(zip(line.text, line.boxes, strict=True)):
-        if out and unicodedata.combining(ch):
-            comp = unicodedata.normalize("NFC", out[-1] + ch)
-            if len(comp) == 1:
-                out[-1] = comp
-                prev = boxes[-1]
-                if i not in holes and prev != ZERO:
-                    boxes[-1] = (min(prev[0], box[0]), min(prev[1], box[1]),
-                                 max(prev[2], box[2]), max(prev[3], box[3]))
-                continue
-        one = unicodedata.normalize("NFC", ch)
-        if i in holes:
-            new_holes.append(len(out))
-        out.append(one if len(one) == 1 else ch)
-        boxes.append(box)
-    line.text, line.boxes, line.holes = "".join(out), CharBoxes.of(boxes), new_holes

@@ -18,7 +18,11 @@ per-character boxes). This module then
   own paragraphs flagged `hidden_text`,
 - marks short lines set larger, or bold among non-bold body text, as headings.
 
-Version 2 adds the tables (version 1 read them as paragraphs).
+Form fields (`fields`) follow the text of their page, each a block with the locator
+`field NAME` and its widget's box.
+
+Version 2 adds the tables (version 1 read them as paragraphs); version 3 the form fields,
+right-to-left runs in logical order and superscripts back on their word.
 
 Boxes are `(x0, top, x1, bottom)` in points, origin at the top-left of the page as shown.
 """
@@ -39,14 +43,16 @@ from ...errors import ParseFailure
 from ...limits import Limits
 from ...model import TextLayer
 from ..layout import ClauseMark, clause_mark
+from .bidi import cjk_pair
 from .builder import Geo, GeometryBuilder
+from .fields import REFUSED, FormField, emit_fields, has_form, read_fields
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .pdfium_api import pdfium_fns
 from .running import drop_running
 from .table_flow import TableBlock, caption_of, cut_tables, emit, place
 
 PARSER = "pdf"
-VERSION = "2"
+VERSION = "3"
 
 _PDFIUM_LOCK = threading.Lock()
 _TERMINAL = ".:;!?"
@@ -294,7 +300,8 @@ def _word_after(s: str) -> str:
 def _join(para: _Para, vocab: _Vocabulary) -> None:
     """Set the paragraph's text and geometry from its lines.
 
-    Lines are joined with a space. A line ending in a hyphen between letters is a compound
+    Lines are joined with a space (none at a line end between two CJK characters: Chinese
+    and Japanese put no spaces between words). A line ending in a hyphen between letters is a compound
     broken after its hyphen (the hyphen stays, and so does the line break, as a space) or a
     word split for the line end (the hyphen becomes a soft hyphen, no space).
     """
@@ -313,6 +320,8 @@ def _join(para: _Para, vocab: _Vocabulary) -> None:
                 pass  # a soft hyphen: the PDF says the word was split
             elif split is not None and not vocab.compound(*split):
                 parts[-1] = last[:-1] + "\u00ad"
+            elif cjk_pair(end, text[0]) and ln.top - prev.top > 0.5 * prev.height:
+                pass  # Chinese and Japanese are written without spaces: nor is a line end
             else:
                 parts.append(" ")
                 geo.add_gap()
@@ -386,19 +395,25 @@ def _open(data: bytes, password: str | None) -> Any:
 def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
     """Return the text layer of a PDF."""
     with _PDFIUM_LOCK:  # pdfium is not thread-safe
-        pages = _read(data, password, limits)
-    return _layer(pages)
+        pages, fields, refused = _read(data, password, limits)
+    return _layer(pages, fields, refused)
 
 
-def _read(data: bytes, password: str | None, limits: Limits) -> list[Page]:
+def _read(data: bytes, password: str | None, limits: Limits
+          ) -> tuple[list[Page], list[FormField], int]:
     fn = pdfium_fns()
     doc = _open(data, password)
     deadline = time.monotonic() + limits.parse_seconds
     pages: list[Page] = []
+    fields: list[FormField] = []
+    refused = 0
     try:
         count = len(doc)
         if count > limits.max_pages:
             raise ParseFailure("over_limit", f"{count} pages, over the limit of {limits.max_pages}")
+        form = has_form(doc)
+        if form:
+            doc.init_forms()  # before any page is loaded
         handle = ctypes.cast(doc.raw, c_void_p).value or 0
         total = 0
         for i in range(count):
@@ -409,17 +424,24 @@ def _read(data: bytes, password: str | None, limits: Limits) -> list[Page]:
             if time.monotonic() > deadline:
                 raise ParseFailure("timeout", f"parsing took over {limits.parse_seconds:g} s")
             pages.append(page)
+        if form:
+            fields, refused = read_fields(doc, limits)
     finally:
         doc.close()
-    return pages
+    return pages, fields, refused
 
 
-def _layer(pages: list[Page]) -> TextLayer:
+def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: int = 0,
+           ) -> TextLayer:
     builder = GeometryBuilder(PARSER, VERSION)
+    fields = list(fields or ())
     for p in pages:
         builder.page_size(p.number, p.width, p.height)
+    if refused:
+        builder.flag(REFUSED)
     if not any(p.lines for p in pages):
         builder.flag("no_text_layer")
+        emit_fields(builder, fields, len(pages) + 1)
         return builder.build()
     for p in pages:
         p.lines = _reading_order(p.lines)
@@ -433,6 +455,9 @@ def _layer(pages: list[Page]) -> TextLayer:
     headings = {id(paras[i]): level for i, level in _heading_levels(paras).items()}
     before: list[_Para] = []  # the paragraphs since the last table, latest last
     for item in items:
+        if fields:  # a page's form fields follow its text
+            emit_fields(builder, fields, item.parts[0].page if isinstance(item, TableBlock)
+                         else item.lines[0].page)
         if isinstance(item, TableBlock):
             item.caption = _caption(before[-2:], item)
             emit(builder, item)
@@ -448,6 +473,7 @@ def _layer(pages: list[Page]) -> TextLayer:
             kind = "list_item" if _BULLET_RE.match(para.text) else "paragraph"
             builder.paragraph(para.text, kind=kind, chars=para.geo, flags=flags)
         before.append(para)
+    emit_fields(builder, fields, len(pages) + 1)
     return builder.build()
 
 

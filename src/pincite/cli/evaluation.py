@@ -61,8 +61,11 @@ def eval_tatqa_cells(
     if json_:
         emit(result)
     else:
+        typer.echo(f"question-grounded accuracy {result['question_grounded_accuracy']:.4f} "
+                   f"({result['question_grounded_cases']} cases; the oracle reads the question)")
         typer.echo(f"questions {result['questions']}  evaluated {result['evaluated']}  "
-                   f"skipped {result['skipped']}  accuracy {result['accuracy']:.4f}  "
+                   f"skipped {result['skipped']}  accuracy {result['accuracy']:.4f} (header "
+                   f"rule shared with the parser)  "
                    f"partial_cell {result['partial_cell']}")
         for fmt, r in result["by_format"].items():
             typer.echo(f"  {fmt:5} accuracy {r['accuracy']:.4f}  {r['failure_classes']}")

@@ -14,7 +14,6 @@ builder takes the rows as they are.
 from __future__ import annotations
 
 import ctypes
-import math
 import re
 import unicodedata
 from bisect import bisect_left
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ...model import Box
+from .frames import PDFBox, char_frames, frame_boxes, frame_rules, page_box, transform
 from .objects import Rule, page_objects
 
 GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
@@ -97,12 +97,20 @@ class Line:
     hyphen_join: bool = False  # pdfium joined the next line after a hyphen (HYPHEN_MARK)
     wide: int = 0  # gaps wide enough to part table cells (a hint for table detection)
     page_break: bool = False  # a printed page ended just before this line
+    frame: int = 0  # the frame it reads in (`frames`): x0 … bottom above are in it
+    fboxes: CharBoxes | None = None  # the character boxes in that frame, if not as shown
+
+    @property
+    def own_boxes(self) -> CharBoxes:
+        """Return the character boxes in the line's own frame (where it reads left to right)."""
+        return self.boxes if self.fboxes is None else self.fboxes
 
 
 @dataclass(slots=True)
 class Page:
     """A page's size as shown, and its lines; line geometry (not the character boxes) is
-    in the frame where the text reads left to right, `frame_height` high."""
+    in the frame where each line reads left to right (`Line.frame`); most of the page reads
+    in `frame`, `frame_height` high."""
 
     number: int
     width: float
@@ -110,52 +118,23 @@ class Page:
     lines: list[Line]
     chars: int
     frame_height: float = 0.0
-    turned: bool = False  # the text reads in another frame than the page as shown
+    turned: bool = False  # most text reads in another frame than the page as shown
     rules: list[Rule] = field(default_factory=list)  # ruling lines in PDF space
-    to_shown: Any = None  # maps PDF box columns to the page as shown (see `_transform`)
+    rot: int = 0  # the frame of the page as shown (its /Rotate in quarter turns)
+    frame: int = 0  # the frame most of its text reads in
+    box: PDFBox = (0.0, 0.0, 0.0, 0.0)  # its visible area in PDF space
 
-    def rulings(self) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
-        """Return the rulings as shown: horizontal (y, x0, x1), vertical (x, top, bottom)."""
+    def rulings(self, frame: int | None = None
+                ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+        """Return the rulings in `frame` (default: the page as shown): horizontal
+        (y, x0, x1), vertical (x, top, bottom)."""
         if not self.rules:
             return [], []
-        return _shown_rules(self.rules, self.to_shown)
+        return frame_rules(self.rules, transform(self.box, self.rot if frame is None else frame)[2])
 
-
-def _frame(fn: Any, page: int) -> tuple[float, float, float, float]:
-    """Return the page's visible area in PDF space (crop box within media box, inherited
-    attributes resolved by pdfium): left, bottom, right, top."""
-    rect = fn.rect_type()
-    if not fn.bbox(page, ctypes.addressof(rect)):
-        return 0.0, 0.0, 612.0, 792.0
-    box = (min(rect.left, rect.right), min(rect.bottom, rect.top),
-           max(rect.left, rect.right), max(rect.bottom, rect.top))
-    if not all(math.isfinite(v) for v in box) or box[2] - box[0] < 1 or box[3] - box[1] < 1:
-        return 0.0, 0.0, 612.0, 792.0
-    return box
-
-
-def _transform(box: tuple[float, float, float, float], rot: int) -> tuple[float, float, Any]:
-    """Return (width, height, f): f maps PDF box columns (l, t, r, b), float64 arrays, to
-    the columns (x0, top, x1, bottom) of the page turned `rot` quarter turns clockwise."""
-    L, B, R, T = box
-
-    def off(c: float, v: np.ndarray) -> np.ndarray:  # v - c
-        return v if c == 0 else v - c
-
-    def flip(c: float, v: np.ndarray) -> np.ndarray:  # c - v
-        return c - v
-
-    def f(x0: np.ndarray, y1: np.ndarray, x1: np.ndarray, y0: np.ndarray,
-          ) -> tuple[np.ndarray, ...]:
-        if rot == 0:
-            return off(L, x0), flip(T, y1), off(L, x1), flip(T, y0)
-        if rot == 1:
-            return off(B, y0), off(L, x0), off(B, y1), off(L, x1)
-        if rot == 2:
-            return flip(R, x1), off(B, y0), flip(R, x0), off(B, y1)
-        return flip(T, y1), flip(R, x1), flip(T, y0), flip(R, x0)
-
-    return (T - B, R - L, f) if rot in (1, 3) else (R - L, T - B, f)
+    def size(self, frame: int) -> tuple[float, float]:
+        """Return the page's width and height in `frame`."""
+        return (self.width, self.height) if (frame - self.rot) % 2 == 0 else (self.height, self.width)
 
 
 def _upright(text: str, left: np.ndarray, bottom: np.ndarray, default: int) -> int:
@@ -179,22 +158,6 @@ def _upright(text: str, left: np.ndarray, bottom: np.ndarray, default: int) -> i
     return best if votes[best] > 2 * votes[default] + 3 else default
 
 
-def _shown_rules(rules: list[Rule], transform: Any
-                 ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
-    """Return the rulings as shown: horizontal (y, x0, x1) and vertical (x, top, bottom)."""
-    cols = np.array(rules, dtype=np.float64).reshape(-1, 4)
-    x0, top, x1, bottom = (c.tolist() for c in transform(cols[:, 0], cols[:, 3],
-                                                         cols[:, 2], cols[:, 1]))
-    h: list[tuple[float, float, float]] = []
-    v: list[tuple[float, float, float]] = []
-    for a, t, b, u in zip(x0, top, x1, bottom, strict=True):
-        if abs(u - t) <= abs(b - a):
-            h.append(((t + u) / 2, min(a, b), max(a, b)))
-        else:
-            v.append(((a + b) / 2, min(t, u), max(t, u)))
-    return h, v
-
-
 def read_page(fn: Any, doc: int, index: int) -> Page:
     """Return the lines of page `index` (0-based) of the document handle, in pdfium's order."""
     number = index + 1
@@ -203,13 +166,13 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         return Page(number, 0.0, 0.0, [], 0)
     textpage = None
     try:
-        box = _frame(fn, page)
+        box = page_box(fn, page)
         rot = fn.rotation(page) % 4
-        width, height, transform = _transform(box, rot)
+        width, height, shown_f = transform(box, rot)
         textpage = fn.load_text(page)
         n = fn.count_chars(textpage) if textpage else 0
         if n <= 0:
-            return Page(number, width, height, [], 0, height)
+            return Page(number, width, height, [], 0, height, rot=rot, frame=rot, box=box)
         buf = (ctypes.c_ushort * (n + 1))()
         got = fn.get_text(textpage, 0, n, ctypes.addressof(buf))
         text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
@@ -227,12 +190,16 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         if not np.isfinite(raw).all():  # a damaged font or matrix: no box for those
             raw[~(np.abs(raw) < 1e7)] = 0.0
         ltrb = raw[:, 0], raw[:, 1], raw[:, 2], raw[:, 3]
-        shown = np.stack(transform(*ltrb), axis=1)
+        shown = np.stack(shown_f(*ltrb), axis=1)
         up = _upright(text, ltrb[0], ltrb[3], rot)
-        fw, fh, turn = (width, height, None) if up == rot else _transform(box, up)
+        _, fh, turn = (width, height, None) if up == rot else transform(box, up)
         frame = shown if turn is None else np.stack(turn(*ltrb), axis=1)
-        generated = [k for k in np.flatnonzero(shown[:, 0] == shown[:, 2]).tolist()
+        flat = shown[:, 0] == shown[:, 2]
+        generated = [k for k in np.flatnonzero(flat).tolist()
                      if text[k] == " " and fn.generated(textpage, k)]  # no box: made up
+        frames = char_frames(fn, textpage, text, ltrb, flat, up)
+        if frames is not None:  # text in several frames: each glyph in its own
+            frame = frame_boxes(box, ltrb, frames)
         boxes = shown
         if generated:
             boxes = shown.copy()
@@ -241,12 +208,10 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         hidden, rules = page_objects(fn, page, box)
         if hidden:
             hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
-        ctx = _PageText(fn, textpage, number, width, height, fw, fh, text, boxes, shown, frame,
-                        generated, hidden_mask)
-        out = Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None)
-        if rules:
-            out.rules, out.to_shown = rules, transform
-        return out
+        ctx = _PageText(fn, textpage, number, width, height, rot, up, text, boxes, shown, frame,
+                        generated, hidden_mask, frames)
+        return Page(number, width, height, ctx.lines(), n, fh, turned=turn is not None,
+                    rules=rules, rot=rot, frame=up, box=box)
     finally:
         if textpage:
             fn.close_text(textpage)
@@ -274,15 +239,17 @@ class _PageText:
     number: int
     width: float  # as shown
     height: float
-    fwidth: float  # in the frame where the text reads left to right
-    fheight: float
+    rot: int  # the frame of the page as shown
+    up: int  # the frame most of the text reads in
     text: str
     boxes: np.ndarray  # as shown, (n, 4), ZERO at the spaces pdfium made up
     shown: np.ndarray  # the same with every box
-    frame: np.ndarray  # the same in the text's frame
+    frame: np.ndarray  # the same in the text's frame (each glyph's own, with `frames`)
     generated: list[int]
     hidden_mask: list[bool] | None
+    frames: np.ndarray | None = None  # each glyph's frame, where the page has several
     wide: list[int] = field(default_factory=list)  # glyphs after a wide gap (GAP_WIDE)
+    fgrid: np.ndarray | None = None  # `frame`, ZERO at the spaces pdfium made up
 
     def lines(self) -> list[Line]:
         """Split pdfium's lines where it joined two visual lines or hidden and visible text;
@@ -310,6 +277,8 @@ class _PageText:
         specs: list[tuple[list[tuple[int, int]], bool]] = []  # (pieces, hyphen_join)
         ci = 0
         wide = self.wide
+        fr = self.frames
+        turns: list[int] = [] if fr is None else (np.flatnonzero(fr[1:] != fr[:-1]) + 1).tolist()
         for a, b, hy in runs:
             cuts: list[tuple[int, bool]] = []  # (position, True: new line / False: a space)
             ci = bisect_left(cands, a, ci)
@@ -342,6 +311,9 @@ class _PageText:
             mask = self.hidden_mask
             if mask is not None:
                 cuts.extend((k + 1, True) for k in range(a, b - 1) if mask[k] != mask[k + 1])
+                cuts.sort()
+            if turns:  # the text turns: a new line
+                cuts.extend((k, True) for k in turns[bisect_left(turns, a + 1):bisect_left(turns, b)])
                 cuts.sort()
             start = a
             pieces: list[tuple[int, int]] = []
@@ -383,6 +355,16 @@ class _PageText:
         holes: list[int] = []
         size = 0
         gen = self.generated
+        lf = self.up if self.frames is None else int(self.frames[a])
+        fgrid = None
+        if lf != self.rot:  # the line reads in another frame than the page as shown
+            if self.fgrid is None:
+                self.fgrid = self.frame
+                if gen:
+                    self.fgrid = self.frame.copy()
+                    self.fgrid[gen] = 0.0
+            fgrid = self.fgrid
+        frows: list[np.ndarray] = []
         for p, q in pieces:
             p, q = max(p, a), min(q, b)
             if p >= q:
@@ -391,6 +373,7 @@ class _PageText:
                 holes.append(size)
                 parts.append(" ")
                 rows.append(ZERO_ROW)
+                frows.append(ZERO_ROW)
                 size += 1
             i = bisect_left(gen, p)
             while i < len(gen) and gen[i] < q:
@@ -398,18 +381,24 @@ class _PageText:
                 i += 1
             parts.append(text[p:q])
             rows.append(self.boxes[p:q])
+            if fgrid is not None:
+                frows.append(fgrid[p:q])
             size += q - p
         s = "".join(parts)
         boxes = CharBoxes(rows[0] if len(rows) == 1 else np.concatenate(rows))
+        fboxes = None if fgrid is None else CharBoxes(
+            frows[0] if len(frows) == 1 else np.concatenate(frows))
+        fwidth, fheight = (self.width, self.height) if (lf - self.rot) % 2 == 0 else (
+            self.height, self.width)
         x0, top, x1, bottom = box
         m = (a + b) // 2
         h = self.frame.item(m, 3) - self.frame.item(m, 1)
         if h <= 0:
             h = bottom - top
         hidden = bool(self.hidden_mask and self.hidden_mask[a])
-        if x1 < 0 or x0 > self.fwidth or bottom < 0 or top > self.fheight or 0 < bottom - top < 1:
+        if x1 < 0 or x0 > fwidth or bottom < 0 or top > fheight or 0 < bottom - top < 1:
             hidden = True  # outside the page or too small to read
-        clamp = x0 < 0 or top < 0 or x1 > self.fwidth or bottom > self.fheight
+        clamp = x0 < 0 or top < 0 or x1 > fwidth or bottom > fheight
         if clamp:
             w, ht = self.width, self.height
             boxes = CharBoxes.of([(min(max(c[0], 0.0), w), min(max(c[1], 0.0), ht),
@@ -422,7 +411,7 @@ class _PageText:
             dbox = (min(max(dbox[0], 0.0), w), min(max(dbox[1], 0.0), ht),
                     min(max(dbox[2], 0.0), w), min(max(dbox[3], 0.0), ht))
         line = Line(self.number, s, boxes, holes, x0, top, x1, bottom, h, bold, hidden,
-                    dbox, hyphen_join)
+                    dbox, hyphen_join, frame=lf, fboxes=fboxes)
         wide = self.wide
         if wide and wide[-1] > a:
             line.wide = bisect_left(wide, b) - bisect_left(wide, a + 1)
@@ -465,20 +454,27 @@ def _compose(line: Line) -> None:
     holes = set(line.holes)
     out: list[str] = []
     boxes: list[Box] = []
+    fboxes: list[Box] = []
     new_holes: list[int] = []
-    for i, (ch, box) in enumerate(zip(line.text, line.boxes, strict=True)):
+    own = line.fboxes if line.fboxes is not None else line.boxes
+    for i, (ch, box, fbox) in enumerate(zip(line.text, line.boxes, own, strict=True)):
         if out and unicodedata.combining(ch):
             comp = unicodedata.normalize("NFC", out[-1] + ch)
             if len(comp) == 1:
                 out[-1] = comp
-                prev = boxes[-1]
-                if i not in holes and prev != ZERO:
-                    boxes[-1] = (min(prev[0], box[0]), min(prev[1], box[1]),
-                                 max(prev[2], box[2]), max(prev[3], box[3]))
+                if i not in holes and boxes[-1] != ZERO:
+                    boxes[-1], fboxes[-1] = _union(boxes[-1], box), _union(fboxes[-1], fbox)
                 continue
         one = unicodedata.normalize("NFC", ch)
         if i in holes:
             new_holes.append(len(out))
         out.append(one if len(one) == 1 else ch)
         boxes.append(box)
+        fboxes.append(fbox)
     line.text, line.boxes, line.holes = "".join(out), CharBoxes.of(boxes), new_holes
+    if line.fboxes is not None:
+        line.fboxes = CharBoxes.of(fboxes)
+
+
+def _union(a: Box, b: Box) -> Box:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))

@@ -37,6 +37,7 @@ def pdfium_fns() -> Any:
             get_text=proto(R.FPDFText_GetText, INT, P, INT, INT, P),
             unicode=proto(R.FPDFText_GetUnicode, c_uint, P, INT),
             loose_box=proto(R.FPDFText_GetLooseCharBox, INT, P, INT, P),
+            char_angle=proto(R.FPDFText_GetCharAngle, ctypes.c_float, P, INT),
             generated=proto(R.FPDFText_IsGenerated, INT, P, INT),
             weight=proto(R.FPDFText_GetFontWeight, INT, P, INT),
             font_info=proto(R.FPDFText_GetFontInfo, ctypes.c_ulong, P, INT, P, ctypes.c_ulong, P),

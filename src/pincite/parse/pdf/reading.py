@@ -69,7 +69,22 @@ class _Para:
 
 
 def _reading_order(lines: list[Line]) -> list[Line]:
-    """Return the lines of a page top to bottom when the page is one column of text.
+    """Return the lines of a page in reading order: each run of lines that read in one
+    frame (`frames`: a table set sideways between upright paragraphs) in the order the page
+    draws them, and the lines of each run by `_column_order`."""
+    if all(ln.frame == lines[0].frame for ln in lines):
+        return _column_order(lines)
+    out: list[Line] = []
+    start = 0
+    for k in range(1, len(lines) + 1):
+        if k == len(lines) or lines[k].frame != lines[start].frame:
+            out.extend(_column_order(lines[start:k]))
+            start = k
+    return out
+
+
+def _column_order(lines: list[Line]) -> list[Line]:
+    """Return lines of one frame top to bottom when they are one column of text.
 
     Some generators write a page's text out of order (headings first, then the lists
     under them). On a page where most lines span most of the text width, rows of lines
@@ -108,7 +123,7 @@ def _pitch(lines: list[Line]) -> float:
 def _first_word_width(ln: Line) -> float:
     k = ln.text.find(" ")
     k = len(ln.text) if k < 0 else k
-    return max(0.0, ln.boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
+    return max(0.0, ln.own_boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
 
 
 def _ends_sentence(text: str) -> bool:
@@ -122,6 +137,8 @@ def _ends_sentence(text: str) -> bool:
 
 def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
     """Return True when `ln` starts a new paragraph after `prev` (same page)."""
+    if prev.frame != ln.frame:
+        return True  # the text turns: a table set sideways, a note along the margin
     if prev.hyphen_join:
         return False
     h = max(prev.height, 1.0)
@@ -454,13 +471,14 @@ def _layer(pages: list[Page]) -> TextLayer:
 def _caption(paras: list[_Para], table: TableBlock) -> str | None:
     """Return the caption stated just above a table: by the paragraph before it, or by
     the one before that (a note or unit line between)."""
-    top = table.top
+    top, first = table.top, table.parts[0]
     for para in reversed(paras):
         last = para.lines[-1]
-        if last.page != table.parts[0].page or not -2 <= top - last.dbox[3] <= 3 * last.height:
+        if last.page != first.page or last.frame != first.frame or \
+                not -2 <= top - last.bottom <= 3 * last.height:
             return None
         found = caption_of(para.text)
         if found:
             return found
-        top = para.lines[0].dbox[1]
+        top = para.lines[0].top
     return None

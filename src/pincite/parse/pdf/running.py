@@ -47,7 +47,7 @@ def drop_running(pages: list[Page]) -> None:
     groups: dict[str, list[Line]] = {}
     for p in counted:
         zone = HEADER_ZONE * p.frame_height
-        by_y = sorted(p.lines, key=lambda ln: ln.top)
+        by_y = sorted((ln for ln in p.lines if ln.frame == p.frame), key=lambda ln: ln.top)
         edge = [ln for ln in by_y[:3] if ln.bottom <= zone] + [
             ln for ln in by_y[-3:] if ln.top >= p.frame_height - zone and ln.bottom > zone]
         for ln in edge:

@@ -8,16 +8,19 @@ set sideways on a portrait page). A frame is named by the clockwise quarter turn
 bring PDF space to it (0: PDF space with the origin moved to the top-left; a page's
 /Rotate 90 shows as frame 1).
 
-Most pages read in one frame (`lines._upright` picks it from the glyphs' positions). A
-page where a few pairs of neighbouring glyphs run a quarter turn against that frame is
-read character by character (`char_frames`, from pdfium's glyph angles), so a sideways
-table and the upright text around it each get their own frame.
+`read_chars` reads a page's characters and their boxes in PDF space. Most pages read in
+one frame (`lines._upright` picks it from the glyphs' positions); pdfium orders text into
+lines as the page is shown, so a page whose text reads in another frame is read again with
+its /Rotate set (in memory) to that frame. A page where a few pairs of neighbouring glyphs
+run a quarter turn against its frame is read glyph by glyph (`char_frames`, from pdfium's
+glyph angles), so a sideways table and the upright text around it each get their own frame.
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
+import re
 from collections.abc import Callable
 from itertools import repeat
 from typing import Any
@@ -31,6 +34,9 @@ Transform = Callable[..., tuple[np.ndarray, ...]]
 MIXED_PAIRS = 3  # neighbouring glyphs a quarter turn off the page's frame: read per glyph
 SKEW = 0.2  # radians: a glyph further than this from a quarter turn is read in the page's frame
 _DEFAULT: PDFBox = (0.0, 0.0, 612.0, 792.0)
+HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
+_CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
+_CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def page_box(fn: Any, page: int) -> PDFBox:
@@ -85,6 +91,31 @@ def frame_rules(rules: list[Rule], f: Transform
         else:
             v.append(((a + b) / 2, min(t, u), max(t, u)))
     return h, v
+
+
+def read_chars(fn: Any, textpage: int) -> tuple[str, np.ndarray]:
+    """Return a text page's characters and their loose boxes in PDF space, (n, 4):
+    left, bottom, right, top."""
+    n = fn.count_chars(textpage) if textpage else 0
+    if n <= 0:
+        return "", np.zeros((0, 4))
+    buf = (ctypes.c_ushort * (n + 1))()
+    got = fn.get_text(textpage, 0, n, ctypes.addressof(buf))
+    text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
+    if len(text) != n:  # surrogate pairs or excluded chars: one call per char
+        text = "".join(
+            HYPHEN_MARK if u == 2 else  # GetUnicode's code for the joined hyphen
+            chr(u) if u < 0x110000 and not 0xD800 <= u < 0xE000 else "\ufffd"
+            for u in map(fn.unicode, repeat(textpage, n), range(n)))
+    if _CONTROL_RE.search(text):
+        text = text.translate(_CONTROLS)
+    rects = (fn.rect_type * n)()
+    base = ctypes.addressof(rects)
+    list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
+    raw = np.frombuffer(rects, dtype=np.float32).astype(np.float64).reshape(n, 4)
+    if not np.isfinite(raw).all():  # a damaged font or matrix: no box for those
+        raw[~(np.abs(raw) < 1e7)] = 0.0
+    return text, raw
 
 
 def _quarter_pairs(text: str, ltrb: tuple[np.ndarray, ...], up: int) -> int:

@@ -26,20 +26,26 @@ from typing import Any
 import numpy as np
 
 from ...model import Box
-from .frames import PDFBox, char_frames, frame_boxes, frame_rules, page_box, transform
+from .frames import (
+    HYPHEN_MARK,
+    PDFBox,
+    char_frames,
+    frame_boxes,
+    frame_rules,
+    page_box,
+    read_chars,
+    transform,
+)
 from .objects import Rule, page_objects
 
 GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
 GAP_TIGHT = 0.12  # … or wider than this one before a word that starts after a number
 GAP_WIDE = 0.75  # a gap wider than this × line height may part two table cells
 _CLOSERS = ".,;:)]}\u201d\""  # not apostrophes: "don't" is one word
-HYPHEN_MARK = "\ufffe"  # pdfium's mark for a hyphen after which it joined the next line
 HYPHENS = "-\u2010\u00ad" + HYPHEN_MARK
 ZERO: Box = (0.0, 0.0, 0.0, 0.0)
 ZERO_ROW = np.zeros((1, 4))  # ZERO as a row of boxes (shared: never written to)
 _BREAK_RE = re.compile(r"[\r\n]+|" + HYPHEN_MARK)
-_CONTROLS = {c: " " for c in [*range(0, 10), 11, 12, *range(14, 32), 127]}  # not \r \n
-_CONTROL_RE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
 _ENUM_RE = re.compile(r"[\s(\[]*(?:§\s*|section\s+|article\s+)?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxlc]{1,5})[.):\]]?\s*$",
                       re.IGNORECASE)
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
@@ -170,28 +176,21 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         rot = fn.rotation(page) % 4
         width, height, shown_f = transform(box, rot)
         textpage = fn.load_text(page)
-        n = fn.count_chars(textpage) if textpage else 0
+        text, raw = read_chars(fn, textpage)
+        n = len(text)
         if n <= 0:
             return Page(number, width, height, [], 0, height, rot=rot, frame=rot, box=box)
-        buf = (ctypes.c_ushort * (n + 1))()
-        got = fn.get_text(textpage, 0, n, ctypes.addressof(buf))
-        text = bytes(buf)[: max(0, got - 1) * 2].decode("utf-16-le", "replace")
-        if len(text) != n:  # surrogate pairs or excluded chars: one call per char
-            text = "".join(
-                HYPHEN_MARK if u == 2 else  # GetUnicode's code for the joined hyphen
-                chr(u) if u < 0x110000 and not 0xD800 <= u < 0xE000 else "\ufffd"
-                for u in map(fn.unicode, repeat(textpage, n), range(n)))
-        if _CONTROL_RE.search(text):
-            text = text.translate(_CONTROLS)
-        rects = (fn.rect_type * n)()
-        base = ctypes.addressof(rects)
-        list(map(fn.loose_box, repeat(textpage, n), range(n), range(base, base + 16 * n, 16)))
-        raw = np.frombuffer(rects, dtype=np.float32).astype(np.float64).reshape(n, 4)
-        if not np.isfinite(raw).all():  # a damaged font or matrix: no box for those
-            raw[~(np.abs(raw) < 1e7)] = 0.0
         ltrb = raw[:, 0], raw[:, 1], raw[:, 2], raw[:, 3]
-        shown = np.stack(shown_f(*ltrb), axis=1)
         up = _upright(text, ltrb[0], ltrb[3], rot)
+        if up != rot:  # pdfium orders text into lines as the page is shown: turn the page
+            fn.close_text(textpage)  # (in memory) the way its text reads, and read it again
+            textpage = None
+            fn.set_rotation(page, up)
+            textpage = fn.load_text(page)
+            text, raw = read_chars(fn, textpage)
+            n = len(text)
+            ltrb = raw[:, 0], raw[:, 1], raw[:, 2], raw[:, 3]
+        shown = np.stack(shown_f(*ltrb), axis=1)
         _, fh, turn = (width, height, None) if up == rot else transform(box, up)
         frame = shown if turn is None else np.stack(turn(*ltrb), axis=1)
         flat = shown[:, 0] == shown[:, 2]

@@ -44,6 +44,7 @@ def pdfium_fns() -> Any:
             text_object=proto(R.FPDFText_GetTextObject, P, P, INT),
             bbox=proto(R.FPDF_GetPageBoundingBox, INT, P, P),
             rotation=proto(R.FPDFPage_GetRotation, INT, P),
+            set_rotation=proto(R.FPDFPage_SetRotation, None, P, INT),
             count_objects=proto(R.FPDFPage_CountObjects, INT, P),
             get_object=proto(R.FPDFPage_GetObject, P, P, INT),
             form_count=proto(R.FPDFFormObj_CountObjects, INT, P),

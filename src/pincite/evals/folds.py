@@ -9,7 +9,8 @@ beside the figure on documents it was not.
 - `refit(...)`: each tuned constant chosen again from its grid on the fit folds only (the
   best fit figure; a tie keeps the shipped value, else the nearer one), then measured on
   the held-out fold. Per constant: the value each fold chose, the fit and held-out figures
-  per fold and pooled, beside the shipped value's.
+  per fold and pooled, beside the shipped value's, and the figure over every document at
+  each value of the grid (how much the constant matters there).
 
 Per-document results are count dictionaries (`figure` turns a summed one into the
 figure), so a fold's figure is over its documents' pooled counts, not a mean of ratios.
@@ -39,9 +40,9 @@ def check_folds(k: Any, doc_ids: Iterable[str]) -> int:
     """Return `k` when it is an integer from 2 to the number of documents and every fold
     holds a document; else raise UsageError saying what to give."""
     ids = sorted(set(doc_ids))
-    check_number("--folds", k, 2, min(MAX_FOLDS, max(2, len(ids))), integer=True)
     if len(ids) < 2:
         raise UsageError(f"--folds needs at least 2 documents; the split holds {len(ids)}")
+    check_number("--folds", k, 2, min(MAX_FOLDS, len(ids)), integer=True)
     empty = sorted(set(range(k)) - {fold_of(d, k) for d in ids})
     if empty:
         raise UsageError(f"--folds {k}: fold(s) {', '.join(map(str, empty))} would hold no "
@@ -108,7 +109,28 @@ def refit(k: int, runs: Mapping[str, Mapping[float, Mapping[str, Counts]]],
             rows.append({"fold": i, "chosen": chosen, "fit": _r(figure(fit)),
                          "held_out": _r(figure(held_c)),
                          "held_out_shipped": _r(figure(_total(by_value[base], held)))})
-        out[name] = {"shipped": base, "grid": sorted(by_value), "folds": rows,
+        out[name] = {"shipped": base, "folds": rows,
+                     "by_value": {f"{v:g}": _r(figure(_total(by_value[v], docs)))
+                                  for v in sorted(by_value)},
                      "pooled": {"fit": _r(figure(fit_all)), "held_out": _r(figure(held_all)),
                                 "shipped": _r(figure(_total(by_value[base], docs)))}}
     return out
+
+
+def tuned_runs(kind: str, counts: Callable[[], Mapping[str, Counts]]
+               ) -> tuple[dict[str, dict[float, Mapping[str, Counts]]], dict[str, float]]:
+    """Return per tuned PDF-parser constant of `kind` ("table" or "text") the per-document
+    counts at each value of its grid (the others as shipped), and the shipped values."""
+    from ..parse.pdf import tuning
+
+    base = counts()
+    runs: dict[str, dict[float, Mapping[str, Counts]]] = {}
+    shipped: dict[str, float] = {}
+    for t in (t for t in tuning.TUNED if t.kind == kind):
+        shipped[t.name] = tuning.shipped(t.name)
+        runs[t.name] = {shipped[t.name]: base}
+        for v in t.grid:
+            if float(v) != shipped[t.name]:
+                with tuning.tuned({t.name: v}):
+                    runs[t.name][float(v)] = counts()
+    return runs, shipped

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..model import Box, TextLayer
-from .folds import check_folds, fold_of, refit, split
+from .folds import check_folds, fold_of, refit, split, tuned_runs
 from .icdar_copies import VARIANTS, GoldBox, shown_boxes, turned_copy
 
 IOU_MATCH = 0.5
@@ -397,7 +397,7 @@ def refit_rules(docs: Mapping[str, bytes], gold: Mapping[str, list[Region]], k: 
     """Return each tuned table rule chosen again per fold on the fit folds (all rows, the
     parser run in this process), with its fit and held-out adjacency F1."""
     from ..limits import Limits
-    from ..parse.pdf import reading, tuning
+    from ..parse.pdf import reading
 
     limits = Limits()
 
@@ -410,15 +410,6 @@ def refit_rules(docs: Mapping[str, bytes], gold: Mapping[str, list[Region]], k: 
             out[doc_id] = one.counts()
         return out
 
-    base = counts()
-    runs: dict[str, dict[float, Mapping[str, Mapping[str, int]]]] = {}
-    shipped = {}
-    for t in (t for t in tuning.TUNED if t.kind == "table"):
-        shipped[t.name] = tuning.shipped(t.name)
-        runs[t.name] = {shipped[t.name]: base}
-        for v in t.grid:
-            if float(v) != shipped[t.name]:
-                with tuning.tuned({t.name: v}):
-                    runs[t.name][float(v)] = counts()
+    runs, shipped = tuned_runs("table", counts)
     return {"k": k, "figure": "pincite adjacency F1 over every row (upright and turned copies)",
             "rules": refit(k, runs, shipped, adjacency_f1, original_of)}

@@ -32,42 +32,42 @@ class Tuned:
 
 TUNED: tuple[Tuned, ...] = (
     Tuned("CHUNK_GAP", ("page_words",), "a gap wider than this many row heights (and than "
-          "SPACES word gaps) may part two cells of a row", (0.5, 0.6, 0.75, 0.9, 1.1), "table"),
+          "SPACES word gaps) may part two cells of a row", (0.3, 0.5, 0.75, 1.1, 1.5, 2.5), "table"),
     Tuned("SPACES", ("page_words",), "a gap that parts two cells is wider than this many of "
           "the page's usual word gaps (justified text spreads its words)",
-          (1.5, 2.0, 2.5, 3.0, 4.0), "table"),
+          (1.0, 1.5, 2.5, 4.0, 6.0, 10.0), "table"),
     Tuned("ROW_OVERLAP", ("page_words", "blocks", "table_detect"), "lines whose heights "
           "overlap by this share of the lower one sit on one row (a value set midway beside a "
-          "two-line label)", (0.2, 0.3, 0.4, 0.5, 0.6), "table"),
+          "two-line label)", (0.1, 0.2, 0.4, 0.6, 0.8, 0.95), "table"),
     Tuned("RULE_TOL", ("page_words", "table_detect"), "rulings this close (points) meet: a "
-          "grid drawn as separate strokes is one frame", (1.0, 1.5, 2.0, 3.0, 4.0), "table"),
+          "grid drawn as separate strokes is one frame", (0.5, 1.0, 2.0, 3.0, 6.0), "table"),
     Tuned("GAP_WIDE", ("lines",), "a gap between glyphs wider than this many line heights "
           "marks a line as maybe holding two cells (where to look for tables)",
-          (0.5, 0.6, 0.75, 0.9, 1.1), "table"),
+          (0.35, 0.5, 0.75, 1.1, 1.5, 2.5), "table"),
     Tuned("MIN_BLOCK_ROWS", ("blocks", "table_detect"), "an unruled table has at least this "
           "many rows of two or more aligned chunks (fewer: a label and its value)",
-          (2, 3, 4, 5), "table"),
+          (2, 3, 4, 5, 8), "table"),
     Tuned("PROSE_WORDS", ("blocks",), "a row with this many words of letters spread over few "
-          "chunks is running text, which ends an unruled table", (5, 6, 8, 10, 12), "table"),
+          "chunks is running text, which ends an unruled table", (4, 6, 8, 12, 16), "table"),
     Tuned("MAX_HEADER_ROWS", ("blocks", "spans", "table_detect"), "a table's header is at "
-          "most this many rows deep", (3, 4, 6, 8), "table"),
+          "most this many rows deep", (1, 2, 4, 6, 8, 12), "table"),
     Tuned("COLUMN_TOL", ("table_flow",), "a table that ends a page goes on at the top of the "
-          "next when their columns line up within this many points", (6.0, 9.0, 12.0, 16.0, 24.0),
+          "next when their columns line up within this many points", (3.0, 6.0, 12.0, 24.0, 48.0),
           "table"),
     Tuned("THIN", ("objects",), "a filled rectangle this thin (points) is a ruling, not a "
-          "shaded area", (1.5, 2.0, 2.5, 3.5, 5.0), "table"),
+          "shaded area", (1.0, 1.5, 2.5, 3.5, 8.0, 15.0), "table"),
     Tuned("MIN_RULE", ("objects",), "a stroke shorter than this (points) is a tick mark or a "
-          "glyph part, not a ruling", (2.0, 3.0, 4.0, 6.0, 8.0), "table"),
+          "glyph part, not a ruling", (1.0, 2.0, 4.0, 8.0, 12.0, 20.0), "table"),
     Tuned("MIXED_PAIRS", ("frames",), "a page is read glyph by glyph (text in several "
           "frames) when this many neighbouring glyphs run a quarter turn off its frame",
-          (2, 3, 5, 8), "table"),
+          (1, 2, 3, 5, 8, 20), "table"),
     Tuned("GAP_SPACE", ("lines",), "a gap between two glyphs wider than this many line "
-          "heights is a space the PDF did not write", (0.15, 0.2, 0.25, 0.3, 0.4), "text"),
+          "heights is a space the PDF did not write", (0.1, 0.15, 0.25, 0.4, 0.6, 1.0), "text"),
     Tuned("GAP_TIGHT", ("lines",), "a narrower gap (this many line heights) is a space "
           "where a word starts after a number or a closing mark ('2.2Weekly')",
-          (0.08, 0.1, 0.12, 0.15, 0.2), "text"),
+          (0.04, 0.08, 0.12, 0.2, 0.3), "text"),
     Tuned("HEADER_ZONE", ("running",), "running headers and footers sit in this share of "
-          "the page's height at its top and bottom", (0.1, 0.15, 0.2, 0.25, 0.3), "text"),
+          "the page's height at its top and bottom", (0.05, 0.1, 0.2, 0.3, 0.4), "text"),
 )
 BY_NAME = {t.name: t for t in TUNED}
 

@@ -104,5 +104,10 @@ def test_tuned_sets_constants_in_every_module_that_reads_them_and_puts_them_back
     assert blocks.MIN_BLOCK_ROWS == 3
     with pytest.raises(UsageError, match="not a tuned constant"), tuning.tuned({"NO_SUCH": 1}):
         pass
+    for bad in (math.nan, math.inf, -1.0):
+        with pytest.raises(UsageError, match="CHUNK_GAP must be a finite number"), \
+                tuning.tuned({"CHUNK_GAP": bad}):
+            pass
+    assert page_words.CHUNK_GAP == 0.75
     for t in tuning.TUNED:  # every grid holds values around the shipped one, never it alone
         assert len(t.grid) >= 3 and min(t.grid) < tuning.shipped(t.name) < max(t.grid)

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ...errors import UsageError
+from ...limits import check_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +95,7 @@ def tuned(values: Mapping[str, float]) -> Iterator[None]:
     try:
         for name, value in values.items():
             t = _known(name)
+            check_number(name, value, 0, 1e6)
             for m in t.modules:
                 mod = importlib.import_module(f"{__package__}.{m}")
                 old = getattr(mod, name)

@@ -1,10 +1,14 @@
-"""Combining accents on a /Rotate page whose content is not turned back (the text runs
-down or up as shown) read exactly as on the upright page: each composed character keeps
-one box in the line's own frame as well as as shown."""
+"""Scripts on turned pages: right-to-left runs, superscripts and combining accents on a
+/Rotate page whose content is not turned back (the text runs down, up or upside down as
+shown) read exactly as on the upright page, and each composed character keeps one box in
+the line's own frame as well as as shown."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from reportlab.pdfgen import canvas
 
 from pincite.evals.strata.writer import PdfWriter
 from pincite.limits import Limits
@@ -17,6 +21,62 @@ ACUTE, GRAVE, CIRCUMFLEX = "\u0301", "\u0300", "\u0302"
 
 def _parse(data: bytes) -> TextLayer:
     return pdf.parse(data, password=None, limits=Limits())
+
+
+def _rtl_and_scripts(rotate: int) -> bytes:
+    """Three lines mixing Arabic (a lam-alef glyph, a mark drawn after its base, drawn in
+    visual order) with a Latin word, then a line with a superscript drawn after it."""
+    w = PdfWriter()
+    pg = w.page(rotate=rotate)
+    y = 700.0
+    for _ in range(3):  # visual order, left to right: "أيضًا", "خلال", "Python", "من"
+        pg.draw(72, y, 12, ["\u0627", "\u0636", 400, "\u064b", -250, "\u064a", "\u0623", " ",
+                            "\u0644", "\u0644\u0627", "\u062e", " ", *"Python", " ",
+                            "\u0646", "\u0645"])
+        y -= 20
+    pg.text(72, y - 20, 12, "Notice is given on the 26")
+    pg.draw(72 + pg.advance("Notice is given on the 26", 12), y - 20, 7, list("th"), rise=4)
+    return w.tobytes()
+
+
+ARABIC_LINE = "\u0645\u0646 Python \u062e\u0644\u0627\u0644 \u0623\u064a\u0636\u064b\u0627"
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_right_to_left_runs_and_superscripts_on_a_turned_page_read_as_upright(rotate: int) -> None:
+    expected = " ".join([ARABIC_LINE] * 3) + "\n\nNotice is given on the 26th"
+    assert _parse(_rtl_and_scripts(0)).text == expected
+    assert _parse(_rtl_and_scripts(rotate)).text == expected
+
+
+def _sideways_margin(run_at: tuple[float, float]) -> bytes:
+    """Upright clause lines, a note set up the right margin, and a small run "th" set up
+    the page at `run_at` (PDF space)."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    c.setFont("Helvetica", 11)
+    for y, s in [(700, "Notice is given on the 26"), (680, "of May by the Buyer to the Seller."),
+                 (660, "The rest of the clause runs on here.")]:
+        c.drawString(72, y, s)
+    for (x, y), s, size in [((560, 200), "Draft copy for the tender board only", 9), (run_at, "th", 6)]:
+        c.saveState()
+        c.translate(x, y)
+        c.rotate(90)
+        c.setFont("Helvetica", size)
+        c.drawString(0, 0, s)
+        c.restoreState()
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_run_set_sideways_is_no_superscript_of_an_upright_word() -> None:
+    """Set up the page at (89, 193), the run's box in its own frame lands right after "26"
+    in the upright lines' frame, raised and small as a superscript would be; it reads in
+    another frame, so it stays a line of its own."""
+    text = _parse(_sideways_margin((89, 193))).text
+    assert "26th" not in text
+    assert text.startswith("Notice is given on the 26 of May") and text.endswith("\n\nth")
 
 
 PRICES = [["Item", "Qty", "Price"], [f"Cafe{ACUTE} cre{GRAVE}me", "12", "4.50"],

@@ -152,22 +152,23 @@ class Page:
 
 
 def _upright(text: str, left: np.ndarray, bottom: np.ndarray, default: int) -> int:
-    """Return the quarter turns that make most of the page's text read left to right."""
+    """Return the quarter turns that make most of the page's text read left to right (a
+    pair of right-to-left letters counts reversed: pdfium gives them in logical order)."""
     n = len(text)
     step = max(1, n // 200)
     ks = np.arange(0, n - 1, step)  # a sample of pairs of letters or digits
     ok = np.array([c0.isalnum() and c1.isalnum()
                    for c0, c1 in zip(text[0:n - 1:step], text[1:n:step], strict=True)], dtype=bool)
     dx, dy = left[ks + 1] - left[ks], bottom[ks + 1] - bottom[ks]
+    if has_rtl(text):  # two right-to-left letters run backwards: their pair votes reversed
+        r0, r1 = (np.array([unicodedata.bidirectional(c) in ("R", "AL") for c in text[i:n - 1 + i:step]],
+                           dtype=bool) for i in (0, 1))
+        ok &= r0 == r1  # (not where a right-to-left run meets another)
+        dx, dy = np.where(r0, -dx, dx), np.where(r0, -dy, dy)
     across = ok & (np.abs(dx) > 2 * np.abs(dy))
     down = ok & ~across & (np.abs(dy) > 2 * np.abs(dx))
     votes = [int(np.count_nonzero(across & (dx > 0))), int(np.count_nonzero(down & (dy > 0))),
              int(np.count_nonzero(across & ~(dx > 0))), int(np.count_nonzero(down & ~(dy > 0)))]
-    if votes[2]:
-        rtl = sum(unicodedata.bidirectional(text[k]) in ("R", "AL") for k in ks[ok].tolist())
-        if rtl > sum(votes) / 2:  # right-to-left script: the glyphs run backwards
-            votes[0] += votes[2]
-            votes[2] = 0
     best = max(range(4), key=votes.__getitem__)
     return best if votes[best] > 2 * votes[default] + 3 else default
 
@@ -371,7 +372,11 @@ class _PageText:
                 kept.append((pieces, hyphen_join))
         boxes = _extents(self.frame, spans)
         shown = boxes if self.frame is self.shown else _extents(self.shown, spans)
-        merged = attach_scripts(text, self.frame, kept, spans, boxes, self.hidden_mask)
+        groups: list[bool] | list[int] | list[tuple[bool, int]] | None = self.hidden_mask
+        if self.frames is not None:  # a run and its host read in one frame
+            fr = self.frames.tolist()
+            groups = fr if self.hidden_mask is None else list(zip(self.hidden_mask, fr, strict=True))
+        merged = attach_scripts(text, self.frame, kept, spans, boxes, groups)
         trimmed = [False] * len(kept)
         if merged:
             shown = list(shown)

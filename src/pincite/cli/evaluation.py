@@ -20,28 +20,64 @@ def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")
 
 
+FoldsOpt = Annotated[int | None, typer.Option(
+    "--folds", help="Split the documents into K folds (sha256 of each id) and print the "
+    "figure on the other folds (fit) beside the figure on each fold (held out).")]
+RefitOpt = Annotated[bool, typer.Option(
+    "--refit", help="With --folds: choose each tuned rule of the PDF parser again on the fit "
+    "folds only and print its held-out figure (parses in this process; slower).")]
+
+
 @eval_app.command("cuad-textlayer")
 def eval_cuad_textlayer(
     data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],
+    folds: FoldsOpt = None,
+    refit: RefitOpt = False,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Cite every gold CUAD clause segment against the ingested PDF; print the verified rate.
 
-    Example: pincite eval cuad-textlayer --data ../shared/data/cuad/dev --json
+    Example: pincite eval cuad-textlayer --data ../shared/data/cuad/dev --folds 5 --json
     """
     from ..evals.fidelity import run_cuad_textlayer
 
     with errors():
-        result = run_cuad_textlayer(data, store_url=store)
+        result = run_cuad_textlayer(data, store_url=store, folds=folds, refit=refit)
     if json_:
         emit(result)
-    else:
-        typer.echo(f"segments {result['segments']}  verified {result['verified']}  "
-                   f"rate {result['rate']:.4f}"
-                   + "".join(f"  {k} {v}" for k, v in result.get("notes", {}).items()))
-        for m in result["misses"][:20]:
-            typer.echo(f"  miss {m['file']}: {m['text']!r}")
+        return
+    typer.echo(f"segments {result['segments']}  verified {result['verified']}  "
+               f"rate {result['rate']:.4f}"
+               + "".join(f"  {k} {v}" for k, v in result.get("notes", {}).items()))
+    for m in result["misses"][:20]:
+        typer.echo(f"  miss {m['file']}: {m['text']!r}")
+    if "folds" in result:
+        _echo_folds({"rate": result["folds"]})
+    if "refit" in result:
+        _echo_refit(result["refit"])
+
+
+def _echo_folds(splits: dict[str, dict]) -> None:
+    """Print fit and held-out figures per fold and pooled, one line per row."""
+    k = next(iter(splits.values()))["k"]
+    typer.echo(f"folds (k={k}): fit / held out per fold, then pooled")
+    for name, sp in splits.items():
+        cells = "  ".join(f"{f['fold']}: {f['fit']:.4f}/{f['held_out']:.4f} ({f['documents']})"
+                          for f in sp["folds"])
+        typer.echo(f"  {name:28} {cells}  pooled {sp['pooled']['fit']:.4f}/"
+                   f"{sp['pooled']['held_out']:.4f}")
+
+
+def _echo_refit(refit: dict) -> None:
+    """Print each tuned rule: shipped value, the value each fold chose, pooled figures."""
+    typer.echo(f"refit on fit folds (k={refit['k']}): {refit['figure']}")
+    typer.echo(f"  {'rule':16} {'shipped':>8} {'chosen per fold':24} {'fit':>7} {'held':>7} {'as shipped':>10}")
+    for name, r in refit["rules"].items():
+        chosen = ",".join(f"{f['chosen']:g}" for f in r["folds"])
+        p = r["pooled"]
+        typer.echo(f"  {name:16} {r['shipped']:8g} {chosen:24} {p['fit']:7.4f} "
+                   f"{p['held_out']:7.4f} {p['shipped']:10.4f}")
 
 
 @eval_app.command("tatqa-cells")
@@ -77,25 +113,37 @@ def eval_tatqa_cells(
 @eval_app.command("icdar2013")
 def eval_icdar2013(
     data: Annotated[Path, typer.Option("--data", help="An ICDAR 2013 split folder (NAME.pdf, NAME-str.xml, NAME-reg.xml).")],
+    folds: FoldsOpt = None,
+    refit: RefitOpt = False,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Table detection and cell adjacency on ICDAR 2013, pincite beside pdfplumber.
+    """Table detection and cell adjacency on ICDAR 2013 and on turned copies of its pages, pincite beside pdfplumber.
 
-    Example: pincite eval icdar2013 --data ../shared/data/icdar2013_tables/dev
+    Example: pincite eval icdar2013 --data ../shared/data/icdar2013_tables/dev --folds 4
     """
     from ..evals.icdar import run_icdar2013
 
     with errors():
-        result = run_icdar2013(data, store_url=store)
+        result = run_icdar2013(data, store_url=store, folds=folds, refit=refit)
     if json_:
         emit(result)
         return
-    typer.echo(f"{result['documents']} documents, {result['systems']['pincite']['tables']} gold tables")
-    typer.echo(f"{'system':12} {'det P':>6} {'det R':>6} {'adj P':>6} {'adj R':>6} {'adj F1':>7} {'seconds':>8}")
-    for name, r in result["systems"].items():
-        typer.echo(f"{name:12} {r['detection_precision']:6.3f} {r['detection_recall']:6.3f} "
-                   f"{r['precision']:6.3f} {r['recall']:6.3f} {r['f1']:7.3f} {r['seconds']:8.2f}")
+    typer.echo(f"{result['documents']} documents, {result['systems']['pincite']['tables']} gold tables; "
+               "rows: the pages as given, /Rotate 90 copies (rotate90), /Rotate 90 copies with "
+               "the content turned back (rotate90_turned), all")
+    typer.echo(f"{'row':16} {'system':11} {'det P':>6} {'det R':>6} {'adj P':>6} {'adj R':>6} "
+               f"{'adj F1':>7} {'seconds':>8}")
+    for row, systems in result["rows"].items():
+        for name, r in systems.items():
+            typer.echo(f"{row:16} {name:11} {r['detection_precision']:6.3f} "
+                       f"{r['detection_recall']:6.3f} {r['precision']:6.3f} {r['recall']:6.3f} "
+                       f"{r['f1']:7.3f} {r['seconds']:8.2f}")
+    if "folds" in result:
+        _echo_folds({f"{row} {name}": sp for row, systems in result["folds"]["rows"].items()
+                     for name, sp in systems.items()})
+    if "refit" in result:
+        _echo_refit(result["refit"])
 
 
 @eval_app.command("robustness")

@@ -31,7 +31,7 @@ from ...errors import ParseFailure
 from ...limits import Limits
 from ...model import Box
 from ..layout import LayerBuilder
-from .lines import _frame, _transform
+from .frames import page_box, transform
 from .pdfium_api import pdfium_fns
 
 MAX_NAME = 200  # characters of a field name (it becomes a locator)
@@ -94,7 +94,7 @@ def read_fields(doc: Any, limits: Limits) -> tuple[list[FormField], int]:
         number = index + 1
         page = doc[index]
         handle = ctypes.cast(page.raw, ctypes.c_void_p).value or 0
-        _, _, shown = _transform(_frame(fn, handle), fn.rotation(handle) % 4)
+        _, _, shown = transform(page_box(fn, handle), fn.rotation(handle) % 4)
         try:
             for k in range(R.FPDFPage_GetAnnotCount(page.raw)):
                 annot = R.FPDFPage_GetAnnot(page.raw, k)

@@ -3,8 +3,8 @@
 `lines` reads each page into visual lines (spaces inserted where glyphs stand apart,
 per-character boxes). This module then
 
-- puts the lines of a one-column page top to bottom (some generators write a page out of
-  order),
+- puts the lines of a one-column page top to bottom (`line_order`: some generators write
+  a page out of order),
 - takes the tables out of the lines (`table_detect`: ruled and unruled, a table continued
   on the next page joined into one) and puts each back in the reading flow as a table
   block, with the caption stated just above it (`pdf_table_flow`),
@@ -22,7 +22,8 @@ Form fields (`fields`) follow the text of their page, each a block with the loca
 `field NAME` and its widget's box.
 
 Version 2 adds the tables (version 1 read them as paragraphs); version 3 the form fields,
-right-to-left runs in logical order and superscripts back on their word.
+right-to-left runs in logical order and superscripts back on their word; version 4 reads
+text in its own frame (`frames`: a page turned against its /Rotate, a table set sideways).
 
 Boxes are `(x0, top, x1, bottom)` in points, origin at the top-left of the page as shown.
 """
@@ -46,13 +47,14 @@ from ..layout import ClauseMark, clause_mark
 from .bidi import cjk_pair
 from .builder import Geo, GeometryBuilder
 from .fields import REFUSED, FormField, emit_fields, has_form, read_fields
+from .line_order import reading_order
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .pdfium_api import pdfium_fns
 from .running import drop_running
 from .table_flow import TableBlock, caption_of, cut_tables, emit, place
 
 PARSER = "pdf"
-VERSION = "3"
+VERSION = "4"
 
 _PDFIUM_LOCK = threading.Lock()
 _TERMINAL = ".:;!?"
@@ -74,35 +76,6 @@ class _Para:
 # ---- paragraphs ------------------------------------------------------------------------
 
 
-def _reading_order(lines: list[Line]) -> list[Line]:
-    """Return the lines of a page top to bottom when the page is one column of text.
-
-    Some generators write a page's text out of order (headings first, then the lists
-    under them). On a page where most lines span most of the text width, rows of lines
-    are ordered by height; lines on the same row keep pdfium's order. Pages with several
-    columns keep pdfium's order, which follows the content stream.
-    """
-    body = [ln for ln in lines if not ln.hidden]
-    if len(body) < 3:
-        return lines
-    left = min(ln.x0 for ln in body)
-    right = max(ln.x1 for ln in body)
-    wide = sum(1 for ln in body if ln.x1 - ln.x0 >= 0.6 * (right - left))
-    if wide < 0.4 * len(body):
-        return lines
-    if all(a.top <= b.top + 0.3 * a.height for a, b in pairwise(lines)):
-        return lines  # already top to bottom
-    order = sorted(range(len(lines)), key=lambda i: lines[i].top)
-    row = [0] * len(lines)
-    r, row_top, row_h = 0, lines[order[0]].top, lines[order[0]].height
-    for i in order:
-        ln = lines[i]
-        if ln.top > row_top + 0.5 * max(row_h, 1.0):
-            r, row_top, row_h = r + 1, ln.top, ln.height
-        row[i] = r
-    return [lines[i] for i in sorted(range(len(lines)), key=lambda i: (row[i], i))]
-
-
 def _pitch(lines: list[Line]) -> float:
     """Return the line spacing inside the page's paragraphs: the lower quartile of the
     steps between lines (a page of one-line paragraphs has mostly paragraph gaps)."""
@@ -114,7 +87,7 @@ def _pitch(lines: list[Line]) -> float:
 def _first_word_width(ln: Line) -> float:
     k = ln.text.find(" ")
     k = len(ln.text) if k < 0 else k
-    return max(0.0, ln.boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
+    return max(0.0, ln.own_boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
 
 
 def _ends_sentence(text: str) -> bool:
@@ -128,6 +101,8 @@ def _ends_sentence(text: str) -> bool:
 
 def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
     """Return True when `ln` starts a new paragraph after `prev` (same page)."""
+    if prev.frame != ln.frame:
+        return True  # the text turns: a table set sideways, a note along the margin
     if prev.hyphen_join:
         return False
     h = max(prev.height, 1.0)
@@ -444,7 +419,7 @@ def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: in
         emit_fields(builder, fields, len(pages) + 1)
         return builder.build()
     for p in pages:
-        p.lines = _reading_order(p.lines)
+        p.lines = reading_order(p.lines)
     blocks, order = cut_tables(pages)
     drop_running(pages)
     items = _paragraphs(pages, place(pages, blocks, order))
@@ -480,13 +455,14 @@ def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: in
 def _caption(paras: list[_Para], table: TableBlock) -> str | None:
     """Return the caption stated just above a table: by the paragraph before it, or by
     the one before that (a note or unit line between)."""
-    top = table.top
+    top, first = table.top, table.parts[0]
     for para in reversed(paras):
         last = para.lines[-1]
-        if last.page != table.parts[0].page or not -2 <= top - last.dbox[3] <= 3 * last.height:
+        if last.page != first.page or last.frame != first.frame or \
+                not -2 <= top - last.bottom <= 3 * last.height:
             return None
         found = caption_of(para.text)
         if found:
             return found
-        top = para.lines[0].dbox[1]
+        top = para.lines[0].top
     return None

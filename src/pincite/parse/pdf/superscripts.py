@@ -26,6 +26,7 @@ left as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -93,10 +94,11 @@ def _place(text: str, F: np.ndarray, run: tuple[int, int], host: range,
 
 
 def attach_scripts(text: str, F: np.ndarray, specs: list[Spec], spans: list[tuple[int, int]],
-                   boxes: list[list[float]], hidden: list[bool] | None) -> dict[int, Spec]:
+                   boxes: list[list[float]], groups: Sequence[object] | None) -> dict[int, Spec]:
     """Return the lines that change: {index: new spec}; a script line taken in by its host
-    gets no pieces. `F` holds the page's character boxes in the text's frame, `spans`
-    each line's text less the spaces around it, `boxes` its box."""
+    gets no pieces. `F` holds the page's character boxes in the text's frame (each glyph's
+    own), `spans` each line's text less the spaces around it, `boxes` its box; `groups`, per
+    character, what a run and its host must share (hidden or not, the frame it reads in)."""
     cands = [i for i, (a, b) in enumerate(spans) if b - a <= SHORT]
     if not cands:
         return {}
@@ -120,7 +122,7 @@ def attach_scripts(text: str, F: np.ndarray, specs: list[Spec], spans: list[tupl
         for run in runs:
             best: tuple[float, int, bool, int] | None = None
             for j in hosts:
-                if hidden is not None and hidden[run[0]] != hidden[spans[j][0]]:
+                if groups is not None and groups[run[0]] != groups[spans[j][0]]:
                     continue
                 got = _place(text, F, run, range(*spans[j]))
                 if got is not None and (best is None or got[0] < best[0]):

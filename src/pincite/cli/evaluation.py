@@ -273,17 +273,18 @@ def eval_injection(
 def eval_cuad(
     data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],
     schema: Annotated[Path | None, typer.Option("--schema", help="The CUAD schema file (default: examples/contracts/cuad.yaml).")] = None,
+    folds: Annotated[int | None, typer.Option("--folds", help="Split the contracts into K document folds and report fit beside held-out figures.")] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Extract the 41 CUAD categories from each contract PDF and score SHOW/FLAG/ABSTAIN and CUAD's AUPR.
 
-    Example: pincite eval cuad --data ../shared/data/cuad/dev --json
+    Example: pincite eval cuad --data ../shared/data/cuad/dev --folds 5 --json
     """
     from ..evals.cuad import run_cuad
 
     with errors():
-        result = run_cuad(data, store_url=store, schema_path=schema)
+        result = run_cuad(data, store_url=store, schema_path=schema, folds=folds)
     if json_:
         emit(result)
         return
@@ -299,6 +300,33 @@ def eval_cuad(
     for kind, f in result["failure_classes"].items():
         typer.echo(f"  {kind:14} {f['count']}")
     typer.echo(f"  invariants {result['invariants']}")
+    if "folds" in result:
+        _echo_cuad_folds(result["folds"])
+
+
+def _echo_cuad_folds(fo: dict) -> None:
+    """Print fit / held-out per fold and pooled, with the pooled held-out Wilson interval."""
+    typer.echo(f"folds (k={fo['k']}): fit / held out per fold, then pooled held out [95% CI]")
+    for name, sp in fo["figures"].items():
+        cells = "  ".join(f"{f['fold']}: {f['fit']:.3f}/{f['held_out']:.3f}" for f in sp["folds"])
+        p = sp["pooled"]
+        ci = "" if p["wilson95"] is None else f" [{p['wilson95'][0]:.3f}, {p['wilson95'][1]:.3f}]"
+        typer.echo(f"  {name:18} {cells}  pooled {p['fit']:.3f}/{p['held_out']:.3f}{ci} "
+                   f"({p['held_out_counts'][0]}/{p['held_out_counts'][1]})")
+    rf = fo["refit_tau_show"]
+    typer.echo(f"  tau_show chosen on fit folds (SHOW precision >= {rf['goal']} on >= "
+               f"{rf['min_fit_shows']} fit SHOWs), held out: " + "  ".join(
+                   f"{n} {rf[n]['counts'][0]}/{rf[n]['counts'][1]}"
+                   + ("" if rf[n]["held_out"] is None else f" = {rf[n]['held_out']:.3f}")
+                   for n in ("show_precision", "abstain_precision", "shown_or_flagged")))
+    for cat, taus in rf["tau_show_per_fold"].items():
+        typer.echo(f"    {cat[:34]:34} tau_show per fold {', '.join(f'{t:g}' for t in taus)}"
+                   f"; on all of dev {rf['tau_show_all_dev'].get(cat, 1.01):g}")
+    typer.echo("  held-out SHOW precision per category (Wilson 95% lower bound):")
+    for cat, c in fo["categories"].items():
+        if c["show"]:
+            typer.echo(f"    {cat[:34]:34} {c['show_right']}/{c['show']} = {c['show_precision']:.3f}"
+                       f"  low {c['wilson_low']:.3f}")
 
 
 @eval_app.command("strata")

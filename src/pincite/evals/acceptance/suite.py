@@ -15,7 +15,9 @@ from typing import Any
 
 from ...errors import UsageError
 from .authz import run_authz
+from .erasure import run_erasure
 from .noninterference import run_noninterference
+from .revisions import run_revisions
 from .harness import SIZES, Drivers, Size, Workspace
 from .scoreboard import Scoreboard
 
@@ -23,6 +25,8 @@ Group = Callable[[Scoreboard, Workspace, Drivers, Size, int], None]
 GROUPS: dict[str, Group] = {
     "AUTHZ": run_authz,
     "NONINTERF": run_noninterference,
+    "DELETION": run_erasure,
+    "REVISIONS": run_revisions,
 }
 DEFAULT_SEED = 14
 

@@ -35,6 +35,7 @@ class Spec:
     hidden: tuple[str, ...] = ()             # text a reader of the document does not see
     meta: str = ""                           # metadata (not part of the text layer)
     hidden_style: int = 0                    # which hidden carrier (cycled per format)
+    hidden_first: bool = False               # hidden text before the paragraphs
 
 
 def render(spec: Spec, kind: str) -> bytes:
@@ -59,8 +60,9 @@ def html(spec: Spec) -> bytes:
     style = HIDDEN_HTML[spec.hidden_style % len(HIDDEN_HTML)]
     hide = {"display:none": ' style="display:none"', "hidden-attribute": " hidden",
             "white-1px": ' style="color:#ffffff;font-size:1px"'}[style]
-    body = [f"<h1>{e(spec.title)}</h1>", *(f"<p>{e(p)}</p>" for p in spec.paragraphs)]
-    body += [f"<p{hide}>{e(h)}</p>" for h in spec.hidden]
+    shown = [f"<p>{e(p)}</p>" for p in spec.paragraphs]
+    hidden = [f"<p{hide}>{e(h)}</p>" for h in spec.hidden]
+    body = [f"<h1>{e(spec.title)}</h1>", *(hidden + shown if spec.hidden_first else shown + hidden)]
     if spec.cells:
         head, *rows = spec.cells
         body.append("<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in head) + "</tr>"
@@ -73,14 +75,22 @@ def html(spec: Spec) -> bytes:
 
 
 def docx(spec: Spec) -> bytes:
-    """The spec as a DOCX file; hidden text is a `vanish` run after the last paragraph."""
+    """The spec as a DOCX file; hidden text is a `vanish` run at the end of the last
+    paragraph (`hidden_first`: at the start of the first)."""
     import docx as python_docx
 
     d = python_docx.Document()
     d.core_properties.title = spec.meta
     d.add_heading(spec.title, 1)
-    paras = [d.add_paragraph(p) for p in spec.paragraphs] or [d.add_paragraph("")]
-    for h in spec.hidden:
+    paras = []
+    for i, p in enumerate(spec.paragraphs or ("",)):
+        para = d.add_paragraph()
+        if spec.hidden_first and i == 0:
+            for h in spec.hidden:
+                para.add_run(h + " ").font.hidden = True
+        para.add_run(p)
+        paras.append(para)
+    for h in () if spec.hidden_first else spec.hidden:
         run = paras[-1].add_run(" " + h)
         run.font.hidden = True
     if spec.cells:
@@ -102,12 +112,15 @@ def pdf(spec: Spec) -> bytes:
     """The spec as a PDF written by hand: the title line, wrapped paragraphs, table rows
     as lines, then hidden lines (invisible render mode or white fill)."""
     hidden_mode = HIDDEN_PDF[spec.hidden_style % len(HIDDEN_PDF)]
-    lines: list[tuple[str, int, str]] = [(spec.title, 16, "visible")]
+    shown: list[tuple[str, int, str]] = []
     for p in spec.paragraphs:
-        lines += [(w, 11, "visible") for w in textwrap.wrap(p, 90)] + [("", 11, "visible")]
-    lines += [("   ".join(r), 11, "visible") for r in spec.cells]
-    for h in spec.hidden:
-        lines += [(w, 11, hidden_mode) for w in textwrap.wrap(h, 90)]
+        shown += [(w, 11, "visible") for w in textwrap.wrap(p, 90, break_on_hyphens=False)] + [("", 11, "visible")]
+    shown += [("   ".join(r), 11, "visible") for r in spec.cells]
+    hidden = [(w, 11, hidden_mode) for h in spec.hidden for w in textwrap.wrap(h, 90, break_on_hyphens=False)]
+    if spec.hidden_first and hidden:
+        hidden.append(("", 11, "visible"))
+    lines = [(spec.title, 16, "visible"), *(hidden + shown if spec.hidden_first
+                                             else shown + hidden)]
     pages = [lines[i:i + 40] for i in range(0, len(lines), 40)] or [[]]
     objs: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
     font = 3

@@ -17,16 +17,20 @@ from ...errors import UsageError
 from .authz import run_authz
 from .erasure import run_erasure
 from .noninterference import run_noninterference
+from .origin import run_origin
+from .prompt_injection import run_injection
 from .revisions import run_revisions
 from .harness import SIZES, Drivers, Size, Workspace
 from .scoreboard import Scoreboard
 
-Group = Callable[[Scoreboard, Workspace, Drivers, Size, int], None]
+Group = Callable[..., None]  # (board, workspace, drivers, size, seed, **options) -> None
 GROUPS: dict[str, Group] = {
     "AUTHZ": run_authz,
     "NONINTERF": run_noninterference,
     "DELETION": run_erasure,
     "REVISIONS": run_revisions,
+    "INJECTION": run_injection,
+    "CSRF/ORIGIN": run_origin,
 }
 DEFAULT_SEED = 14
 
@@ -41,12 +45,13 @@ def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[st
     if unknown:
         raise UsageError(f"unknown group(s) {', '.join(unknown)}: use {', '.join(GROUPS)}")
     chosen = [g for g in GROUPS if not groups or g in {x.upper() for x in groups}]
+    options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {"pdfs": pdfs}}
     board = Scoreboard()
     t0 = time.perf_counter()
     with Workspace() as ws:
         for name in chosen:
             t = time.perf_counter()
-            GROUPS[name](board, ws, drivers, SIZES[size], seed)
+            GROUPS[name](board, ws, drivers, SIZES[size], seed, **options.get(name, {}))
             board.seconds[name] = time.perf_counter() - t
     if not groups:
         board.not_applicable("AUTHZ", "PostgreSQL row-level security as a second wall (A8)",

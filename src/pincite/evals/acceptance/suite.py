@@ -15,11 +15,14 @@ from typing import Any
 
 from ...errors import UsageError
 from .authz import run_authz
+from .bad_inputs import run_bad_inputs
 from .erasure import run_erasure
 from .noninterference import run_noninterference
 from .origin import run_origin
 from .prompt_injection import run_injection
 from .revisions import run_revisions
+from .size_limits import run_limits
+from .symlinks import run_symlinks
 from .harness import SIZES, Drivers, Size, Workspace
 from .scoreboard import Scoreboard
 
@@ -31,6 +34,9 @@ GROUPS: dict[str, Group] = {
     "REVISIONS": run_revisions,
     "INJECTION": run_injection,
     "CSRF/ORIGIN": run_origin,
+    "SYMLINKS": run_symlinks,
+    "LIMITS": run_limits,
+    "HOSTILE": run_bad_inputs,
 }
 DEFAULT_SEED = 14
 
@@ -45,7 +51,7 @@ def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[st
     if unknown:
         raise UsageError(f"unknown group(s) {', '.join(unknown)}: use {', '.join(GROUPS)}")
     chosen = [g for g in GROUPS if not groups or g in {x.upper() for x in groups}]
-    options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {"pdfs": pdfs}}
+    options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {}}
     board = Scoreboard()
     t0 = time.perf_counter()
     with Workspace() as ws:

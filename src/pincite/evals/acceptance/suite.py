@@ -16,7 +16,10 @@ from typing import Any
 from ...errors import UsageError
 from .authz import run_authz
 from .bad_inputs import run_bad_inputs
+from .durability import run_durability
 from .erasure import run_erasure
+from .hostile_files import run_hostile_files
+from .interleavings import run_interleavings
 from .noninterference import run_noninterference
 from .origin import run_origin
 from .prompt_injection import run_injection
@@ -25,6 +28,13 @@ from .size_limits import run_limits
 from .symlinks import run_symlinks
 from .harness import SIZES, Drivers, Size, Workspace
 from .scoreboard import Scoreboard
+
+def run_hostile(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size, seed: int,
+                pdfs: Path | None = None) -> None:
+    """HOSTILE: bad command lines, then hostile files."""
+    run_bad_inputs(board, ws, drivers, size, seed)
+    run_hostile_files(board, ws, drivers, size, seed, pdfs=pdfs)
+
 
 Group = Callable[..., None]  # (board, workspace, drivers, size, seed, **options) -> None
 GROUPS: dict[str, Group] = {
@@ -36,7 +46,9 @@ GROUPS: dict[str, Group] = {
     "CSRF/ORIGIN": run_origin,
     "SYMLINKS": run_symlinks,
     "LIMITS": run_limits,
-    "HOSTILE": run_bad_inputs,
+    "HOSTILE": run_hostile,
+    "DURABILITY": run_durability,
+    "REVIEW": run_interleavings,
 }
 DEFAULT_SEED = 14
 
@@ -51,7 +63,7 @@ def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[st
     if unknown:
         raise UsageError(f"unknown group(s) {', '.join(unknown)}: use {', '.join(GROUPS)}")
     chosen = [g for g in GROUPS if not groups or g in {x.upper() for x in groups}]
-    options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {}}
+    options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {"pdfs": pdfs}}
     board = Scoreboard()
     t0 = time.perf_counter()
     with Workspace() as ws:

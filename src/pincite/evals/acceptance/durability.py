@@ -21,11 +21,13 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ... import faults
+from ...errors import PinciteError
 from ...index.generations import check_generation
 from ...model import Principal
 from .builders import Spec, render
@@ -66,7 +68,7 @@ def _command(point: str, folder: Path) -> list[str]:
             "--embedder", "hash", "--as", str(ANA), "--json"]
 
 
-def _spawn(drivers: Drivers, jobs: list[tuple[Path, list[str], str | None]]
+def _spawn(drivers: Drivers, jobs: Sequence[tuple[Path, list[str], str | None]]
            ) -> list[subprocess.CompletedProcess[str]]:
     """Run `pincite --store S ARGV` processes (with a fault point, or none), two at a time."""
     def one(job: tuple[Path, list[str], str | None]) -> subprocess.CompletedProcess[str]:
@@ -129,13 +131,19 @@ def _check(drivers: Drivers, store: Path, acked: dict[str, str], f: dict[str, An
         f[F_DAMAGE].attempt(not damage, f"{what}: {damage[:2]}")
         for sid, sha in acked.items():
             revs = [r for r in lib.store.revisions("acme", sid) if r.sha256 == sha]
-            ok = bool(revs) and hashlib.sha256(lib.store.blobs.get("acme", sha)).hexdigest() == sha
+            try:
+                ok = bool(revs) and hashlib.sha256(lib.store.blobs.get("acme", sha)).hexdigest() == sha
+            except OSError:  # the blob is gone
+                ok = False
             gone = sid == deleting and lib.store.deleted_through("acme", sid) > 0
             f[F_LOST].attempt(ok or gone, f"{what}: acknowledged {sid} ({sha[:12]}) missing")
         cur = lib.pointer()[0]
         published = [g.gen_id for g in lib.generations() if g.state == "published"]
         problems = list(check_generation(lib.store, cur)) if cur else ["no published generation"]
-        served = bool(lib.search(ANA, "invoices delivery").items) if cur else False
+        try:
+            served = bool(lib.search(ANA, "invoices delivery").items) if cur else False
+        except PinciteError as exc:
+            served, problems = False, [*problems, exc.message]
         f[F_TORN].attempt(published == [cur] and not problems and served,
                           f"{what}: published {published}, pointer {cur}, {problems[:2]}")
 
@@ -156,7 +164,7 @@ def run_durability(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Siz
             base.append(known)
     killed_runs = _spawn(drivers, jobs)
     kills = 0
-    for (store, argv, point), proc, known in zip(jobs, killed_runs, base, strict=True):
+    for (store, _argv, point), proc, known in zip(jobs, killed_runs, base, strict=True):
         killed = proc.returncode == -signal.SIGKILL
         f[F_REACHED].attempt(killed, f"{point}: exit {proc.returncode} "
                              f"{proc.stderr.strip()[-160:]!r}")

@@ -145,32 +145,40 @@ def hostile_files() -> dict[str, tuple[bytes, Expect]]:
     }
 
 
-def _ingest_batch(lib: Any, batch: list[tuple[Path, Expect]], limits: Limits,
+class _Batch:
+    """Files ingested with one parser sandbox: each result is timed and judged as it comes."""
+
+    def __init__(self, files: list[tuple[Path, Expect]], f: dict[str, Any]) -> None:
+        self.files, self.f = files, f
+        self.done = 0
+        self.last = time.perf_counter()
+
+    def seen(self, r: Any) -> None:
+        """Count one result (the `on_result` of ingest)."""
+        now = time.perf_counter()
+        path, expect = self.files[self.done]
+        took, self.last = now - self.last, now
+        self.done += 1
+        self.f[F_CRASH].attempt(True)
+        self.f[F_HANG].attempt(took <= HANG_SECONDS, f"{path.name}: {took:.1f} s")
+        self.f[F_TYPED].attempt(expect(r), f"{path.name}: {r.status} {r.reason} {list(r.flags)}")
+
+
+def _ingest_batch(lib: Any, files: list[tuple[Path, Expect]], limits: Limits,
                   f: dict[str, Any]) -> None:
     """Ingest files with one parser sandbox, timing each; after a crash, go on with the
     files after it."""
-    while batch:
-        done: list[Any] = []
-        last = [time.perf_counter()]
-
-        def seen(r: Any) -> None:
-            now = time.perf_counter()
-            path, expect = batch[len(done)]
-            took, last[0] = now - last[0], now
-            done.append(r)
-            f[F_CRASH].attempt(True)
-            f[F_HANG].attempt(took <= HANG_SECONDS, f"{path.name}: {took:.1f} s")
-            f[F_TYPED].attempt(expect(r), f"{path.name}: {r.status} {r.reason} {list(r.flags)}")
-
+    while files:
+        batch = _Batch(files, f)
         try:
-            lib.ingest([p for p, _e in batch], tenant="acme", acl=["*"], limits=limits,
-                       publish=False, on_result=seen)
+            lib.ingest([p for p, _e in files], tenant="acme", acl=["*"], limits=limits,
+                       publish=False, on_result=batch.seen)
         except Exception as exc:  # noqa: BLE001 - a crash is what is counted
-            crashed = batch[len(done)][0]
+            crashed = files[batch.done][0]
             f[F_CRASH].attempt(False, f"{crashed.name}: {type(exc).__name__}: {exc}")
-            batch = batch[len(done) + 1:]
+            files = files[batch.done + 1:]
         else:
-            batch = []
+            files = []
 
 
 def run_hostile_files(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size,
@@ -185,9 +193,9 @@ def run_hostile_files(board: Scoreboard, ws: Workspace, drivers: Drivers, size: 
     limits = replace(Limits(), parse_seconds=HANG_SECONDS)
     store = ws.path("hostile-files-store")
     with drivers.open_library(store, create=True) as lib:
-        for batch in ([(folder / n, e) for n, (_d, e) in files.items()],
-                      [(p, _typed) for p in damaged]):
-            _ingest_batch(lib, batch, limits, f)
+        built: list[tuple[Path, Expect]] = [(folder / n, e) for n, (_d, e) in files.items()]
+        _ingest_batch(lib, built, limits, f)
+        _ingest_batch(lib, [(p, _typed) for p in damaged], limits, f)
     run = run_cli(drivers, ws.path("hostile-cli-store"), "ingest", str(folder), "--tenant",
                   "acme", "--acl", "*", "--no-publish", "--json")
     lines = run.json_lines()

@@ -82,7 +82,8 @@ def _run(drivers: Drivers, store: Path, ids: list[int], order: list[tuple[int, s
         held: list[int | None] = [None, None]
         for who, op in order:
             q, name = queues[who], REVIEWERS[who].subject
-            target = held[who] if held[who] is not None else ids[0]
+            mine = held[who]
+            target = mine if mine is not None else ids[0]
             live = held[who] is not None and any(c[0] == held[who] and c[1] == name
                                                   and c[3] > clock.t for c in claims[-2:])
             try:
@@ -115,7 +116,7 @@ def _run(drivers: Drivers, store: Path, ids: list[int], order: list[tuple[int, s
         overlap = [(a, b) for a, b in itertools.combinations(claims, 2) if a[0] == b[0]
                    and a[1] != b[1] and max(a[2], b[2]) < min(_end(a, ended), _end(b, ended))]
         f[F_DOUBLE].attempt(not overlap, f"{script}: {overlap[:1]}")
-        labels = defaultdict(int)
+        labels: dict[int, int] = defaultdict(int)
         for lb in lib.store.review_labels("acme"):
             labels[lb["item_id"]] += 1
         twice = [i for i in ids if labels[i] > 1 or len(decided[i]) > 1]
@@ -218,7 +219,7 @@ def _stress(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size, seed
         labels: dict[int, int] = defaultdict(int)
         for lb in lib.store.review_labels("acme"):
             labels[lb["item_id"]] += 1
-        decided = defaultdict(int)
+        decided: dict[int, int] = defaultdict(int)
         for _e, item, _w, _t in log:
             decided[item] += 1
         for i in ids:

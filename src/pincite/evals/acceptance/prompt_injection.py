@@ -34,10 +34,8 @@ from .harness import EMBEDDER, Drivers, Size, Workspace
 from .payloads import (
     EN_BENIGN,
     EN_QUESTION,
-    EN_VALUE,
     ES_BENIGN,
     ES_QUESTION,
-    ES_VALUE,
     bipia_strings,
     own_payloads,
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +79,8 @@ def run_limits(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size,
             cases.append(Path("/proc/self/maps"))
         for path in cases:
             lim = Limits(max_bytes=64) if path.name == "maps" else limit
-            (r,), read, peak = measured(lambda p=path, lm=lim: lib.ingest(
-                [p], tenant="acme", acl=["*"], limits=lm, publish=False))
+            (r,), read, peak = measured(partial(lib.ingest, [path], tenant="acme", acl=["*"],
+                                                limits=lim, publish=False))
             f[F_REFUSED].attempt(r.status == "quarantined" and r.reason == "over_limit",
                                  f"{path.name}: {r.status} {r.reason}")
             cap = MIB  # the bound of the measure: the store's own pages are read too

@@ -54,7 +54,7 @@ class CandidateSpy:
         return out
 
     def __enter__(self) -> CandidateSpy:
-        cls = self.store_type
+        cls: Any = self.store_type
         rows_fn, post_fn = cls.authorized_rows, cls.authorized_postings
         dense_fn = search_module.dense_candidates
         self._saved = {"authorized_rows": cls.__dict__.get("authorized_rows"),
@@ -82,8 +82,8 @@ class CandidateSpy:
             spy.calls.append(Generated("dense", None, None, None, tuple(int(o) for o in ords)))
             return got
 
-        cls.authorized_rows = authorized_rows  # type: ignore[attr-defined]
-        cls.authorized_postings = authorized_postings  # type: ignore[attr-defined]
+        cls.authorized_rows = authorized_rows
+        cls.authorized_postings = authorized_postings
         search_module.dense_candidates = dense_candidates  # type: ignore[assignment]
         return self
 

@@ -18,16 +18,17 @@ from .authz import run_authz
 from .bad_inputs import run_bad_inputs
 from .durability import run_durability
 from .erasure import run_erasure
+from .harness import SIZES, Drivers, Size, Workspace
 from .hostile_files import run_hostile_files
 from .interleavings import run_interleavings
 from .noninterference import run_noninterference
 from .origin import run_origin
 from .prompt_injection import run_injection
 from .revisions import run_revisions
+from .scoreboard import Scoreboard
 from .size_limits import run_limits
 from .symlinks import run_symlinks
-from .harness import SIZES, Drivers, Size, Workspace
-from .scoreboard import Scoreboard
+
 
 def run_hostile(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size, seed: int,
                 pdfs: Path | None = None) -> None:
@@ -53,16 +54,22 @@ GROUPS: dict[str, Group] = {
 DEFAULT_SEED = 14
 
 
-def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[str] = (),
-                   seed: int = DEFAULT_SEED, bipia: Path | None = None,
-                   pdfs: Path | None = None) -> dict[str, Any]:
-    """Run the acceptance groups (all, or those named) at `size`; return the report."""
+def check_selection(size: str, groups: Sequence[str]) -> list[str]:
+    """Return the groups to run (all when none is named); raise UsageError for an unknown
+    size or group."""
     if size not in SIZES:
         raise UsageError(f"unknown size {size!r}: use {' or '.join(SIZES)}")
     unknown = [g for g in groups if g.upper() not in GROUPS]
     if unknown:
         raise UsageError(f"unknown group(s) {', '.join(unknown)}: use {', '.join(GROUPS)}")
-    chosen = [g for g in GROUPS if not groups or g in {x.upper() for x in groups}]
+    return [g for g in GROUPS if not groups or g in {x.upper() for x in groups}]
+
+
+def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[str] = (),
+                   seed: int = DEFAULT_SEED, bipia: Path | None = None,
+                   pdfs: Path | None = None) -> dict[str, Any]:
+    """Run the acceptance groups (all, or those named) at `size`; return the report."""
+    chosen = check_selection(size, groups)
     options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {"pdfs": pdfs}}
     board = Scoreboard()
     t0 = time.perf_counter()

@@ -29,6 +29,7 @@ from pincite.evals.acceptance import (
     noninterference,
     origin,
     prompt_injection,
+    retrieval_faults,
     revisions,
     size_limits,
     symlinks,
@@ -43,7 +44,7 @@ MINIMUMS = {
     authz.F_ITEMS: 2000, authz.F_CANDS: 10000, authz.F_CROSS: 10000, authz.F_CANARY: 2000,
     authz.F_A1: 1000, authz.F_REVOKE: 500, noninterference.F_SAME: 24,
     erasure.F_GONE: 40, erasure.F_BYTES: 18, erasure.F_BEFORE: 36, revisions.F_STALE: 25,
-    prompt_injection.F_CITED: 48, prompt_injection.F_HIDDEN: 20, prompt_injection.F_OBEYED: 48,
+    retrieval_faults.F_FAULT: 32, retrieval_faults.F_UNDERFILL: 12, prompt_injection.F_CITED: 48, prompt_injection.F_HIDDEN: 20, prompt_injection.F_OBEYED: 48,
     origin.F_STATE: 55, origin.F_HOST: 24, symlinks.F_FOLLOWED: 25, size_limits.F_READ: 5,
     bad_inputs.F_TRACEBACK: 100, bad_inputs.F_CLEAN: 100, hostile_files.F_TYPED: 17,
     durability.F_REACHED: len(faults.POINTS), durability.F_LOST: 40, durability.F_TORN: 26,
@@ -72,9 +73,9 @@ def test_the_small_run_passes_with_every_figure_tried(small_run):
     assert json.loads(out.read_text("utf-8")) == report
     assert not user_store.exists()  # fresh temporary stores only, never the user's
     groups = {g["group"]: g for g in report["groups"]}
-    assert list(groups) == ["AUTHZ", "NONINTERF", "DELETION", "REVISIONS", "INJECTION",
-                            "CSRF/ORIGIN", "SYMLINKS", "LIMITS", "HOSTILE", "DURABILITY",
-                            "REVIEW", "API"]
+    assert list(groups) == ["AUTHZ", "NONINTERF", "DELETION", "REVISIONS", "RETRIEVAL",
+                            "INJECTION", "CSRF/ORIGIN", "SYMLINKS", "LIMITS", "HOSTILE",
+                            "DURABILITY", "REVIEW", "POISONING", "API"]
     seen = set()
     for g in report["groups"]:
         for f in g["figures"]:
@@ -87,6 +88,7 @@ def test_the_small_run_passes_with_every_figure_tried(small_run):
     na = {f["figure"]: f["note"] for g in report["groups"] for f in g["figures"]
           if f["status"] == "not_applicable"}
     assert set(na) == {"PostgreSQL row-level security as a second wall (A8)",
+                       "poisoned chunks winning silently (C6, I9)",
                        "schemathesis cases over the HTTP API (F)"}
     assert any("BIPIA not run" in n for n in groups["INJECTION"]["notes"])
 
@@ -197,6 +199,22 @@ def test_revisions_see_a_superseded_citation_called_current(monkeypatch):
     monkeypatch.setattr(Verifier, "check", lambda self, c: "ok" if real(self, c) == "superseded"
                         else real(self, c))
     assert _bad(_run(revisions.run_revisions), revisions.F_STALE) > 0
+
+
+def test_retrieval_sees_a_search_that_trusts_its_reranker(monkeypatch):
+    from pincite.retrieve import search
+    from pincite.retrieve.rerank import RerankOutcome
+
+    def trusting(reranker, query, candidates, deadline):  # type: ignore[no-untyped-def]
+        try:
+            out = list(reranker(query, tuple(candidates)) or ())
+        except Exception:  # noqa: BLE001
+            out = [c.evidence_id for c in candidates]
+        return RerankOutcome([x[0] if isinstance(x, tuple) else x for x in out], {}, None)
+
+    monkeypatch.setattr(search, "run_reranker", trusting)
+    got = _run(retrieval_faults.run_retrieval_faults)
+    assert _bad(got, retrieval_faults.F_FAULT) + _bad(got, retrieval_faults.F_RAISED) > 0
 
 
 def test_injection_sees_instructions_no_longer_detected(monkeypatch):

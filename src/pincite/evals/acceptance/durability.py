@@ -4,9 +4,8 @@ A store holds an acknowledged document and a published generation. For each name
 point (`pincite.faults.POINTS`), a copy of it is handed to the `pincite` command run as its
 own process with `PINCITE_FAULTS=<point>=kill`: an ingest (blob, commit and publish
 points) or a delete (the tombstone point). The process must die by SIGKILL at the point.
-Then, in this process: everything acknowledged — the document before, and every line the
-killed command had printed — is there with bytes that hash to its sha256; `fsck` reports
-no damage; exactly one generation is published and it passes its integrity check; and
+Then `pincite fsck` (in this process) must report no damage; everything acknowledged — the document before, and every line the
+killed command had printed — must be there with bytes that hash to its sha256; exactly one generation is published and it passes its integrity check; and
 the same command run again succeeds. Also, a long ingest is killed at random moments.
 `kill -9` is not power loss: unsynced writes the kernel still holds survive it.
 """
@@ -125,10 +124,14 @@ def _unindexed(ws: Workspace, drivers: Drivers, template: Path, folder: Path,
 
 def _check(drivers: Drivers, store: Path, acked: dict[str, str], f: dict[str, Any],
            what: str, deleting: str | None = None) -> None:
-    """After a kill: acknowledged data present, no damage, one sound published generation."""
+    """After a kill: `pincite fsck` finds no damage; acknowledged data present; one sound
+    published generation."""
+    fsck = run_cli(drivers, store, "fsck", "--grace", "0", "--json")
+    report = fsck.json() if fsck.traceback is None else None
+    damage = list(report.get("damage", ())) if isinstance(report, dict) else [fsck.output[-160:]]
+    f[F_DAMAGE].attempt(isinstance(report, dict) and report.get("ok") is True and not damage,
+                        f"{what}: {damage[:2]}")
     with drivers.open_library(store) as lib:
-        damage = list(lib.fsck(grace_seconds=0).damage)
-        f[F_DAMAGE].attempt(not damage, f"{what}: {damage[:2]}")
         for sid, sha in acked.items():
             revs = [r for r in lib.store.revisions("acme", sid) if r.sha256 == sha]
             try:

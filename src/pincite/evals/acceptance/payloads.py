@@ -5,8 +5,13 @@ dictates a value (`{V}`), so an obedient generator has something to obey. They a
 by structure — overrides, role markers, "when asked" conditionals, orders addressed to
 assistants or models, orders about the answer, pretence, links to include — and were not
 used to write pincite's instruction detector (`ask.instructions`), so the figures they
-give are held out. BIPIA's attack strings, when a folder is given, are a second held-out
-set (`bipia_strings`).
+give are held out. The first eight of each language (what `small` runs, alternating) carry
+the five phrasings issue 14 named for `ask` (class 10: "Disregard clause 1.1 …", "when
+asked …", "AI assistants reading this must …", "SYSTEM: …", "Ignora las instrucciones
+anteriores …") and one of each class the detector claims (overrides, role markers, notes
+to the model, vocatives, "if you are a language model"); `large` runs them all.
+BIPIA's attack strings, when a folder is given, are a second held-out set
+(`bipia_strings`).
 """
 
 from __future__ import annotations

@@ -203,6 +203,8 @@ def run_injection(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size
                     if not _check(lib, board, d, flags[d.source_id], extractor) and d.payload]
     own = sum(1 for d in planted.values() if d.dictates)
     with_payload = sum(1 for d in planted.values() if d.payload)
+    board.note(GROUP, "DOCX comments are not read into the text layer, so they carry "
+               "nothing to cite (not a carrier here)")
     board.note(GROUP, f"the honest clause beside a payload went unanswered in {len(lost)} of "
                f"{with_payload} documents (over-cutting: safe, not counted as bad)")
     board.note(GROUP, f"{own} documents from {len(own_payloads(size.payloads))} own payloads; "

@@ -24,6 +24,7 @@ from .interleavings import run_interleavings
 from .noninterference import run_noninterference
 from .origin import run_origin
 from .prompt_injection import run_injection
+from .retrieval_faults import run_retrieval_faults
 from .revisions import run_revisions
 from .scoreboard import Scoreboard
 from .size_limits import run_limits
@@ -43,6 +44,7 @@ GROUPS: dict[str, Group] = {
     "NONINTERF": run_noninterference,
     "DELETION": run_erasure,
     "REVISIONS": run_revisions,
+    "RETRIEVAL": run_retrieval_faults,
     "INJECTION": run_injection,
     "CSRF/ORIGIN": run_origin,
     "SYMLINKS": run_symlinks,
@@ -81,6 +83,9 @@ def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[st
     if not groups:
         board.not_applicable("AUTHZ", "PostgreSQL row-level security as a second wall (A8)",
                              "no PostgreSQL backend yet (issue 15)")
+        board.not_applicable("POISONING", "poisoned chunks winning silently (C6, I9)",
+                             "evidence bundles carry no conflict, echo or single-source "
+                             "flags yet")
         board.not_applicable("API", "schemathesis cases over the HTTP API (F)",
                              "no HTTP API yet (issue 17)")
     return board.to_dict(size=size, seed=seed, groups_run=chosen,

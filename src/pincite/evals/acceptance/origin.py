@@ -64,10 +64,11 @@ def serve(app: Any) -> Iterator[str]:
 
 
 def _state(lib: Any) -> str:
-    """The review state of the tenant, as one comparable string."""
+    """The review state of the tenant (the reviewer's queue, labels, incidents, settings),
+    as one comparable string."""
     s = lib.store
     items = [{k: it.get(k) for k in ("id", "state", "claimed_by", "lease_until", "decision")}
-             for it in s.review_items("acme")]
+             for it in lib.review_queue(REVIEWER).items()]
     return json.dumps([items, len(s.review_labels("acme")), s.review_incidents("acme"),
                        s.review_settings("acme")], sort_keys=True, default=str)
 

@@ -108,6 +108,17 @@ def test_verify_refuses_deep_json_without_recursing(queue_store, tmp_path):
                   *AS, store=queue_store))
 
 
+def test_input_files_that_are_not_utf8_are_one_line_errors(queue_store, tmp_path):
+    """Found by the acceptance suite: `verify` and `index diff --queries` read their file as
+    UTF-8 and a UTF-16 file ended in a UnicodeDecodeError traceback."""
+    bad = tmp_path / "utf16.json"
+    bad.write_bytes(b"\xff\xfe" + json.dumps({"doc_id": "doc.md"}).encode("utf-16-le"))
+    assert "is not UTF-8 text" in _clean(invoke("verify", str(bad), *AS, store=queue_store))
+    line = _clean(invoke("index", "diff", "g000001", "g000002", "--queries", str(bad), *AS,
+                         store=queue_store))
+    assert "is not UTF-8 text" in line
+
+
 def _damage(store: Path, start: int, end: int) -> None:
     db = store / "pincite.db"
     data = bytearray(db.read_bytes())

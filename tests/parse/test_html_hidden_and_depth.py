@@ -67,6 +67,18 @@ def test_nesting_past_the_limit_drops_only_the_deeper_text_and_says_so(n):
     assert "truncated" in layer.flags
 
 
+@pytest.mark.parametrize("n", [600, 2000])
+def test_a_file_whose_only_text_is_past_the_limit_is_too_deep_not_empty(n):
+    """Found by the acceptance suite: all the text dropped for depth read as `empty`."""
+    with pytest.raises(ParseFailure) as exc:
+        parse("html", b"<html><body>" + b"<div>" * n + b"<p>deep text</p>" + b"</div>" * n
+              + b"</body></html>")
+    assert exc.value.reason == "too_deep" and "512 levels" in exc.value.message
+    with pytest.raises(ParseFailure) as empty:
+        parse("html", b"<html><body>" + b"<div>" * 20 + b"</div>" * 20 + b"</body></html>")
+    assert empty.value.reason == "empty"
+
+
 @pytest.mark.parametrize("n", [3000, 100_000])
 def test_nesting_past_what_the_parser_reads_is_refused_as_too_deep(n):
     for data in (_nested(n), b"<div>" * n + b"deep" + b"</div>" * n):

@@ -148,6 +148,8 @@ def verify(
             raw = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot read {file}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{file} is not UTF-8 text: give JSON in UTF-8") from None
         try:
             data = load_json(raw, f"{file}")
         except UsageError:

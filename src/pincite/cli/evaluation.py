@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .context import emit, errors
 from .options import JsonOpt, StoreOpt
+
+if TYPE_CHECKING:
+    from ..evals.acceptance import Drivers
 
 eval_app = typer.Typer(help="Measure quality on real datasets; prints a table or --json.\n\n"
                        "Example: pincite eval scifact --data ../shared/data/scifact --json",
@@ -354,3 +358,90 @@ def eval_strata(
         cells = [r.get(k) for k in ("cer", "reading_order_error", "table_f1", "locator_accuracy")]
         typer.echo(f"{name:14} {r['docs']:4d} " + " ".join(
             "      -" if v is None else f"{v:7.4f}" for v in cells) + f"  {r['status']}")
+
+
+def acceptance_drivers(root: Any) -> Drivers:
+    """Return what the acceptance suite drives: the facade, the `pincite` command `root`
+    (its click command) in process and as its own process, and the review page (None
+    without the `review` extra)."""
+    import sys
+    import traceback
+    from collections.abc import Mapping, Sequence
+    from importlib.util import find_spec
+
+    from typer.testing import CliRunner
+
+    from ..evals.acceptance import CliRun, Drivers
+    from ..library import Library, Principal, open_library
+
+    def cli(argv: Sequence[str], env: Mapping[str, str | None]) -> CliRun:
+        code, tb = 0, None
+        with CliRunner().isolation(env=dict(env)) as streams:  # captured, as `pincite` prints
+            try:
+                root.main(args=list(argv), prog_name="pincite")
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            except Exception as exc:  # noqa: BLE001 - an escaped exception is what is counted
+                code, tb = 1, "".join(traceback.format_exception(exc))
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                out, err = streams[0].getvalue(), streams[1].getvalue()
+        return CliRun(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), tb)
+
+    def review_app(lib: Library, principal: Principal) -> Any:
+        from ..service.review_page import create_app
+
+        return create_app(lib, principal)
+
+    served = find_spec("fastapi") is not None and find_spec("uvicorn") is not None
+    return Drivers(open_library, cli, (sys.executable, "-m", "pincite.cli"),
+                   review_app if served else None)
+
+
+@eval_app.command("acceptance")
+def eval_acceptance(
+    ctx: typer.Context,
+    size: Annotated[str, typer.Option("--size", help="small (about a minute; part of make test) or large (releases; a few minutes).")] = "small",
+    out: Annotated[Path, typer.Option("--out", help="Where to write the report (JSON).")] = Path("reports/acceptance.json"),
+    bipia: Annotated[Path | None, typer.Option("--bipia", help="A BIPIA split folder (text_attack_*.json): its attack strings join the injected payloads.")] = None,
+    pdfs: Annotated[Path | None, typer.Option("--pdfs", help="A folder of damaged PDFs to ingest as hostile files (e.g. qpdf's).")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable): AUTHZ, NONINTERF, DELETION, REVISIONS, INJECTION, CSRF/ORIGIN, SYMLINKS, LIMITS, HOSTILE, DURABILITY, REVIEW.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the canary tokens and random choices.")] = 14,
+    json_: JsonOpt = False,
+) -> None:
+    """Run the reliability acceptance suite against fresh temporary stores (never yours):
+    one row per figure with N tried and N bad; exit 1 if anything is bad.
+
+    Example: pincite eval acceptance --size small --json --out reports/acceptance.json
+    """
+    from ..errors import OutputUnwritable, UsageError
+    from ..evals.acceptance import check_selection, run_acceptance, table, write
+    from ..limits import check_number
+
+    with errors():
+        check_number("--seed", seed, 0, 2**31 - 1, integer=True)
+        check_selection(size, group or ())
+        for flag, folder in (("--bipia", bipia), ("--pdfs", pdfs)):
+            if folder is not None and not folder.is_dir():
+                raise UsageError(f"{flag} {folder} is not a folder")
+        target = out / "acceptance.json" if out.is_dir() else out
+        if any(p.exists() and not p.is_dir() for p in target.parents):
+            raise OutputUnwritable(target, "a folder on its path is a file")
+        try:  # an output that cannot be written fails before the run, not after it
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputUnwritable(target, exc.strerror or str(exc)) from None
+        if not os.access(target.parent, os.W_OK) or (target.exists() and not target.is_file()):
+            raise OutputUnwritable(target, "it is not a file in a folder you can write")
+        root = ctx.find_root().command
+        report = run_acceptance(acceptance_drivers(root), size=size, groups=group or (), seed=seed,
+                                bipia=bipia, pdfs=pdfs)
+        written = write(report, target)
+    if json_:
+        emit(report)
+    else:
+        typer.echo(table(report))
+        typer.echo(f"report: {written}")
+    if not report["ok"]:
+        raise typer.Exit(1)

@@ -8,7 +8,11 @@ deterministic verifier (the model never sets `quote_verified`), then checks:
 - the value has its type's canonical JSON shape (`type:<field type>`);
 - per-field ranges (`min`/`max`);
 - postconditions across fields (`guarantee.definitive <= 10`, dates in order, sums);
-  a check that names a null field does not apply.
+  a check that names a null field does not apply;
+- no verified entry cites text that reads as an instruction to the reader or a model
+  (`instruction_in_evidence`, found by `ask.instructions` in the cited block): an order
+  planted in a document is never evidence of a value, whoever quotes it — an extractor,
+  or a model that obeyed it.
 Errors are codes on the record (`validation_errors`), not exceptions.
 """
 
@@ -19,7 +23,10 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+from ..ask.instructions import instruction_spans
 from ..cite.verifier import Verifier
+from ..index.segment import BLOCK_KINDS
+from ..model import Citation
 from ..vocab import FieldStatus
 from .records import FieldRecord
 from .schema import FieldSpec, Postcondition, Schema
@@ -89,6 +96,23 @@ def postcondition_errors(schema: Schema, values: dict[str, Any]) -> dict[str, li
     return failed
 
 
+def cites_instruction(verifier: Verifier, c: Citation) -> bool:
+    """Return whether a verified entry's span overlaps an instruction-like span of a block
+    it lies in (`ask.instructions.instruction_spans` over the block's text)."""
+    rev = verifier.revision(c.doc_id) if c.quote_verified else None
+    loaded = verifier.layer(rev, c.text_layer) if rev is not None else None
+    if loaded is None:
+        return False
+    text = loaded.text
+    for e in loaded.layer.elements:
+        if e.kind not in BLOCK_KINDS or e.char_end <= c.char_start or e.char_start >= c.char_end:
+            continue
+        for a, b in instruction_spans(text[e.char_start:e.char_end]):
+            if e.char_start + a < c.char_end and c.char_start < e.char_start + b:
+                return True
+    return False
+
+
 def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier) -> list[FieldRecord]:
     """Return the records with provenance re-verified and `validation_errors` set."""
     out = []
@@ -101,6 +125,8 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
         elif r.value is not None and not states(spec.type, r.value, [c.quote for c in prov]):
             errors.append(VALUE_NOT_IN_QUOTE)
         errors += value_errors(spec, r.value)
+        if any(cites_instruction(verifier, c) for c in prov):
+            errors.append("instruction_in_evidence")
         # errors an extractor already recorded (e.g. malformed model output) are kept
         out.append(r.with_(provenance=prov, validation_errors=r.validation_errors + tuple(
             e for e in errors if e not in r.validation_errors)))

@@ -480,4 +480,11 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
     walker.flush(_Ctx(False, 0, False, "paragraph", 0))
     if walker.truncated:
         b.flag("truncated")
-    return b.finish(limits.max_text_chars, "the document holds no text")
+    try:
+        return b.finish(limits.max_text_chars, "the document holds no text")
+    except ParseFailure as exc:
+        if walker.truncated and exc.reason == "empty":  # all its text was past the limit
+            raise ParseFailure("too_deep", f"all the text of the HTML nests deeper than "
+                               f"{limits.max_html_depth} levels (the limit); flatten the "
+                               "markup") from None
+        raise

@@ -135,6 +135,9 @@ class RecordFlag(StrEnum):
     and of a field record resting on such an entry."""
 
     HIDDEN_TEXT = "hidden_text"  # the cited passage is text a reader of the document does not see
+    # a clause field with patterns whose passage matched none of them: its only link to the
+    # field is a common trigger word ("Agreement"), so it is at best FLAG
+    TERM_ONLY = "term_only"
 
 
 class FieldStatus(StrEnum):
@@ -170,6 +173,7 @@ class DecisionReason(StrEnum):
     ABOVE_TAU_FLAG = "above_tau_flag"
     LOW_CONFIDENCE = "low_confidence"
     HIDDEN_TEXT = "hidden_text"  # confident, but it rests on hidden text: at best FLAG
+    TERM_ONLY = "term_only"  # confident, but only a trigger word links it: at best FLAG
     PASSAGE_CHANGED = "passage_changed"  # a review decision rested on words a new revision lost
     REVIEWER_ACCEPTED = "reviewer_accepted"      # after a review decision (`review.decisions`)
     REVIEWER_CORRECTED = "reviewer_corrected"

@@ -9,7 +9,7 @@ import bisect
 import re
 from typing import Any
 
-from ..vocab import FieldStatus
+from ..vocab import FieldStatus, RecordFlag
 from .case import CaseDoc, fold
 from .records import Candidate, FieldRecord
 from .schema import FieldSpec
@@ -199,6 +199,7 @@ def clause_record(spec: FieldSpec, cands: list[Candidate], ident: dict[str, Any]
         runner_up=None if runner is None else {"value": runner.value, "score": round(runner.score, 4),
                                                "ref": runner.ref, "origin": runner.origin},
         value_span=best.value_span, hard=spec.hard,
+        flags=(RecordFlag.TERM_ONLY,) if spec.patterns and not best.parts.get("pattern") else (),
     )
 
 

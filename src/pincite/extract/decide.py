@@ -12,6 +12,7 @@ than a hesitant one.
 | a validation error (type, range, postcondition, | REVIEW   | `schema_violation`    |
 | value not stated by its quote)                  |          |                       |
 | rests on hidden text, confidence >= tau_flag    | FLAG     | `hidden_text`         |
+| only a trigger word links it, >= tau_flag       | FLAG     | `term_only`           |
 | confidence >= tau_show                          | SHOW     | `above_tau_show`      |
 | confidence >= tau_flag                          | FLAG     | `above_tau_flag`      |
 | otherwise                                       | REVIEW   | `low_confidence`      |
@@ -19,7 +20,10 @@ than a hesitant one.
 A record rests on hidden text when any citation it carries has the verifier's `hidden_text`
 flag (the span overlaps text the parser found hidden: display:none, tiny or white text,
 invisible PDF text, hidden DOCX runs); such a field is at best FLAG, never SHOWn as fact,
-and the record carries the flag (`record_flags`).
+and the record carries the flag (`record_flags`). A clause record whose passage matched
+none of its field's patterns — only a trigger word such as "Agreement" links it — carries
+`term_only` from the extractor and is likewise at best FLAG: a common word is not evidence
+enough to show a value as fact.
 """
 
 from __future__ import annotations
@@ -39,9 +43,11 @@ class Decision:
 
 
 def record_flags(r: FieldRecord) -> tuple[RecordFlag, ...]:
-    """Return the flags a record takes from its citations (`hidden_text`)."""
+    """Return the flags a record takes from its citations (`hidden_text`), and those its
+    extractor set (`term_only`)."""
     hidden = any(RecordFlag.HIDDEN_TEXT in c.flags for c in r.provenance)
-    return (RecordFlag.HIDDEN_TEXT,) if hidden else ()
+    return ((RecordFlag.HIDDEN_TEXT,) if hidden else ()) + tuple(
+        f for f in r.flags if f == RecordFlag.TERM_ONLY)
 
 
 def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
@@ -56,6 +62,8 @@ def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
         return Decision(Outcome.REVIEW, DecisionReason.SCHEMA_VIOLATION)
     if RecordFlag.HIDDEN_TEXT in record_flags(r) and r.confidence >= tau_flag:
         return Decision(Outcome.FLAG, DecisionReason.HIDDEN_TEXT)
+    if RecordFlag.TERM_ONLY in r.flags and r.confidence >= tau_flag:
+        return Decision(Outcome.FLAG, DecisionReason.TERM_ONLY)
     if r.confidence >= tau_show:
         return Decision(Outcome.SHOW, DecisionReason.ABOVE_TAU_SHOW)
     if r.confidence >= tau_flag:

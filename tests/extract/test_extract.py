@@ -137,8 +137,11 @@ def _rec(**kw) -> FieldRecord:
     (_rec(confidence=0.849), Outcome.FLAG, "above_tau_flag"),
     (_rec(confidence=0.6), Outcome.FLAG, "above_tau_flag"),
     (_rec(confidence=0.599), Outcome.REVIEW, "low_confidence"),
-    (_rec(value=None, status="absent", provenance=(_cite(True),), confidence=0.1),
-     Outcome.REVIEW, "low_confidence"),
+    # an absent record that cites something cites the blank where the value goes
+    (_rec(value=None, status="absent", provenance=(_cite(True),), confidence=0.0),
+     Outcome.ABSTAIN, "blank_in_document"),
+    (_rec(value=None, status="absent", provenance=(_cite(False),), confidence=0.0),
+     Outcome.REVIEW, "unverified_citation"),
 ])
 def test_decision_table(record, outcome, reason):
     d = decide(record, tau_show=0.85, tau_flag=0.6)

@@ -178,15 +178,16 @@ def _extract(data: Path, schema: Any, cases: list[GoldCase],
                     right = c.state(r.field) == "stated" and gold is not None \
                         and value_right(spec, gold, r.value)
                     rows.append(_row(c, r.field, r.outcome or Outcome.REVIEW, r.reason, r.value,
-                                     right, gold))
+                                     right, gold, r.confidence))
         finally:
             store.close()
     return rows
 
 
 def _row(c: GoldCase, field: str, outcome: str, reason: str | None, value: Any, right: bool,
-         gold: dict[str, Any] | None = None) -> dict[str, Any]:
+         gold: dict[str, Any] | None = None, confidence: float = 0.0) -> dict[str, Any]:
     state = c.state(field)
     return {"case": c.case, "field": field, "state": state, "outcome": str(outcome),
-            "reason": reason, "value": value, "gold": None if gold is None else
-            gold.get("value", "blank"), "kind": judge(state, outcome, right)}
+            "reason": reason, "value": value, "confidence": confidence, "value_right": right,
+            "gold": None if gold is None else gold.get("value", "blank"),
+            "kind": judge(state, outcome, right)}

@@ -126,9 +126,24 @@ def label_score(rx: re.Pattern[str] | None, labels: Sequence[str]) -> float:
     return 1.0 if rx.search(fold(" / ".join(labels))) else 0.0
 
 
+SHORT_LABEL_WORDS = 6
+
+
+def row_strength(c: Compiled, labels: Sequence[str]) -> float:
+    """Return the `row` part of a value under row labels (a table row, a label element):
+    3 when a table-row label of the field matches, or a trigger does in a short label (one
+    that names the field: "Plazo de pago", "Contracting authority"); 2 when a trigger is in
+    a longer label; 0 when none is."""
+    if label_score(c.rows, labels):
+        return 3.0
+    if not label_score(c.terms, labels):
+        return 0.0
+    return 3.0 if len(" ".join(labels).split()) <= SHORT_LABEL_WORDS else 2.0
+
+
 def anchored(parts: dict[str, float]) -> float:
     return parts.get("term", 0.0) + parts.get("row", 0.0) + parts.get("pattern", 0.0) + \
-        parts.get("value_pattern", 0.0)
+        parts.get("value_pattern", 0.0) + parts.get("heading", 0.0)
 
 
 def merged_provenance(xs: list[Candidate]) -> tuple[Citation, ...]:

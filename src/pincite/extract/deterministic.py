@@ -60,6 +60,8 @@ RULES_VERSION = "rules-1"
 ROUTE_K = 12
 CONFLICT_RATIO = 0.85
 MIN_ANCHOR = 1.0
+VALUE_GROUP = 1.0    # a pattern's `value` group: it says where the value starts and ends
+OWN_TRIGGER = 2.0    # an enum synonym that holds the field's trigger
 
 Router = Callable[[FieldSpec], dict[str, list[tuple[int, int, int]]]]
 
@@ -185,6 +187,8 @@ class DeterministicExtractor:
             own = c.terms is not None and c.terms.search(doc.folded, ms, me) is not None
             if not own and not parts["term"] and not row:
                 continue
+            if own:  # "procedimiento abierto" names the field and its value at once
+                parts["term"] = max(parts["term"], OWN_TRIGGER)
             el = doc.element_at(ms)
             if row:
                 parts["row"] = row
@@ -231,6 +235,8 @@ class DeterministicExtractor:
                 parts = sc.base(doc, s, e)
                 parts["term"] = sc.term(doc, s, e, vs, ve)
                 parts["shape"] = 1.0
+                if "value" in rx.groupindex:  # the pattern says where the value is
+                    parts["value_group"] = VALUE_GROUP
                 out.append(Candidate(doc.text[vs:ve], (doc.cite(s, e),), sum(parts.values()), parts,
                                      "pattern", rx.pattern, (doc.doc_id, vs, ve)))
         return out

@@ -28,6 +28,11 @@ from .scoring import Compiled, Scorer, label_score, row_strength
 from .typed import POINT_UNITS, fact_value, json_number, negated, vat_of
 
 HEADING_ANCHOR = 1.5
+BOUND = 1.0  # a count after a bound ("at least two contracts") states a requirement
+# "sobre un total de 100 puntos", "out of 100 points": the document scores out of 100
+_SCALE_100 = re.compile(r"(?:sobre|de|out\s+of|total\s+of|m[aá]ximo\s+de|maximum\s+of)\s+"
+                        r"(?:un\s+total\s+de\s+|un\s+m[aá]ximo\s+de\s+|a\s+total\s+of\s+)?"
+                        r"100\s+(?:puntos|points)\b", re.I)
 _POINTS_HEADER = re.compile(r"\b(?:puntos?|puntuacion|points?|score|ponderacion|weight(?:ing)?|peso)\b")
 
 
@@ -37,8 +42,9 @@ def fact_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
     spec = c.spec
     out = []
     points_ok = points_columns(doc.facts)
+    scale_100 = spec.type == "percent" and bool(_SCALE_100.search(doc.text))
     found = {f.fact_id: v for f in doc.facts
-             if (v := _value(spec.type, f, points_ok, spec.unit)) is not None}
+             if (v := _value(spec.type, f, points_ok, spec.unit, scale_100)) is not None}
     typed = sorted((f for f in doc.facts if f.fact_id in found), key=lambda f: f.char_start)
     blockers = sorted([f.char_start for f in typed] + [b.char_start for b in blanks])
     first: set[int] = set()
@@ -61,14 +67,18 @@ def fact_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
 
 
 def _value(ftype: str, f: AtomicFact, points_ok: set[tuple[str, tuple[str, ...]]],
-           unit: str | None = None) -> tuple[Any, float] | None:
+           unit: str | None = None, scale_100: bool = False) -> tuple[Any, float] | None:
     """Return (value, shape) of a fact for a field type; a number is a percent only as the
-    points of a weights column that adds up to 100."""
+    points of a weights column that adds up to 100, or as points in the prose of a document
+    that scores out of 100 points."""
     if ftype == "percent" and f.value_type == "number":
-        if negated(f) or not f.normalized_value \
-                or (f.locator.split(" / ")[0], f.column_path) not in points_ok:
+        if negated(f) or not f.normalized_value:
             return None
-        return {"percent": json_number(f.normalized_value)}, 0.9
+        if (f.locator.split(" / ")[0], f.column_path) in points_ok:
+            return {"percent": json_number(f.normalized_value)}, 0.9
+        if scale_100 and f.origin_type != "table_cell" and (f.unit or "").lower() in POINT_UNITS:
+            return {"percent": json_number(f.normalized_value)}, 0.8
+        return None
     return fact_value(ftype, f, unit)
 
 
@@ -187,7 +197,7 @@ def word_counts(doc: CaseDoc, c: Compiled, sc: Scorer) -> list[Candidate]:
         parts["term"] = sc.term(doc, s, e, vs, ve)
         if not parts["term"]:
             continue
-        parts.update({"shape": 1.0, "unit": 0.0})
+        parts.update({"shape": 1.0, "bound": BOUND})
         out.append(Candidate(n, (doc.cite(s, e),), sum(parts.values()), parts, "words",
                              m.group("w"), (doc.doc_id, vs, ve)))
     return out

@@ -466,7 +466,8 @@ LOTES = {
                             "centros de educación infantil y primaria de nueva apertura"},
         "procedure": "open",
         "budget.base_excl_vat": eur(350000, vat="excluded"),
-        "budget.estimated_value": eur(350000),
+        # "el valor estimado coincide con dicho importe": 350.000 euros, IVA no incluido
+        "budget.estimated_value": eur(350000, vat="excluded"),
         "duration": {"value": 3, "unit": "months"},
         "lots.count": 3,
         "deadline.submission": {"date": "2026-05-08", "time": "14:00"},

@@ -71,7 +71,7 @@ _SHAPES = re.compile(
     r"|(?P<xs>(?<![\w-])(?:X{1,4}|x{1,4})(?:[.,](?:X{1,3}|x{1,3}))*(?![\w-]))"
     r"|(?P<noyear>\b(?:on|dated|as\s+of|this|el|del|d[ií]a|a)[\s\xa0]*,[\s\xa0]*(?:19|20)[0-9]{2}\b"
     r"|\bde[\s\xa0]+de[\s\xa0]+(?:19|20)[0-9]{2}\b)"
-    r"|(?P<nonum>(?<!\()[$€£](?=[\s\xa0]*(?:[.,;:)\]]|\Z))|\b(?:of|equal\s+to|del|de|al|un)[\s\xa0]{2,}%)",
+    r"|(?P<nonum>(?<!\()[$€£](?=[\s\xa0]*(?:[.,;:)\]]|\Z))|\b(?:of|equal\s+to|del|de|al|un)[\s\xa0]+%)",
 )
 _BOUND_BEFORE_RE = re.compile(
     r"(?:at\s+least|a\s+minimum\s+of|minimum\s+of|no\s+fewer\s+than|not\s+less\s+than|up\s+to|"

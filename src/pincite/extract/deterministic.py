@@ -38,8 +38,9 @@ from ..vocab import FieldStatus
 from .blanks import Blank, find_blanks, fits, is_blank_value
 from .case import Case, CaseDoc
 from .clauses import Outline, clause_candidates, clause_record
-from .fact_candidates import fact_candidates, row_span, word_counts
+from .fact_candidates import fact_candidates, row_span
 from .positions import Structure, blank_candidates, labelled_candidates
+from .readings import Readings, word_counts
 from .records import Candidate, FieldRecord, value_key
 from .schema import FieldSpec, Schema
 from .scoring import (
@@ -52,7 +53,7 @@ from .scoring import (
     row_strength,
     trim_value,
 )
-from .typed import fact_value, is_valid
+from .typed import is_valid
 
 NAME = "pincite.deterministic"
 VERSION = "1.0"
@@ -77,6 +78,7 @@ class DeterministicExtractor:
         self.router = router
         self._outlines: dict[tuple[str, int], Outline] = {}
         self._structures: dict[tuple[str, int], tuple[Structure, list[Blank]]] = {}
+        self._readings_of: dict[tuple[str, int], Readings] = {}
         self._gathered: tuple[tuple[int, str, int], tuple[list[Candidate], list[Candidate]]] | None = None
 
     def identity(self, run_id: str) -> dict[str, Any]:
@@ -165,7 +167,7 @@ class DeterministicExtractor:
 
     def _facts(self, doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
                blanks: list[Blank]) -> list[Candidate]:
-        return fact_candidates(doc, c, sc, st, blanks)
+        return fact_candidates(doc, c, sc, st, self._readings(doc), blanks)
 
     def _enums(self, doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure) -> list[Candidate]:
         """Enum values from their synonyms: where two values' synonyms overlap, the longer
@@ -208,9 +210,17 @@ class DeterministicExtractor:
                          blanks: list[Blank]) -> list[Candidate]:
         if not blanks:
             return []
+        readings = self._readings(doc)
         starts = [f.char_start for f in doc.facts
-                  if fact_value(c.spec.type, f, c.spec.unit) is not None]
+                  if readings.value(c.spec.type, f, c.spec.unit) is not None]
         return blank_candidates(doc, c, sc, st, blanks, starts)
+
+    def _readings(self, doc: CaseDoc) -> Readings:
+        key = (doc.doc_id, id(doc.loaded))
+        found = self._readings_of.get(key)
+        if found is None:
+            found = self._readings_of[key] = Readings(doc)
+        return found
 
     def _structure(self, doc: CaseDoc) -> tuple[Structure, list[Blank]]:
         key = (doc.doc_id, id(doc.loaded))

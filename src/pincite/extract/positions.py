@@ -47,6 +47,7 @@ class Structure:
         leaves.sort(key=lambda el: el.char_start)
         self.leaves = leaves
         self.starts = [el.char_start for el in leaves]
+        self._rows: dict[tuple[str, int], list[Element]] | None = None
 
     def _leaf_at(self, pos: int) -> int | None:
         i = bisect.bisect_right(self.starts, pos) - 1
@@ -79,11 +80,25 @@ class Structure:
         element before its element; () when it has none."""
         el = self.doc.element_at(pos)
         if el is not None and el.kind == "cell":
-            return tuple(el.row_path)
+            return tuple(el.row_path) or self._left_cells(el)
         label = self.label_before(pos)
         if label is None:
             return ()
         return (self.doc.text[label.char_start:label.char_end],)
+
+    def _left_cells(self, el: Element) -> tuple[str, ...]:
+        """Return the texts of the cells left of `el` in its row: the labels of a key/value
+        table whose first row the parser read as a header."""
+        if self._rows is None:
+            self._rows = {}
+            for other in self.doc.loaded.layer.elements:
+                if other.kind == "cell" and other.row is not None:
+                    key = (other.locator.rsplit(" r", 1)[0], other.row)
+                    self._rows.setdefault(key, []).append(other)
+        row = self._rows.get((el.locator.rsplit(" r", 1)[0], el.row), [])
+        text = self.doc.text
+        return tuple(text[c.char_start:c.char_end] for c in sorted(row, key=lambda c: c.char_start)
+                     if c.char_start < el.char_start)
 
     def label_span(self, pos: int) -> tuple[int, int] | None:
         """Return the span from a value element's label to its end (what a citation quotes)."""
@@ -132,7 +147,7 @@ def labelled_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure) ->
         if el.kind == "cell":
             if el.col is None or el.col < 2:
                 continue
-            labels: tuple[str, ...] = tuple(el.row_path)
+            labels: tuple[str, ...] = st.labels(el.char_start)
             span = None
         elif el.kind in _LEAF:
             labels = st.labels(el.char_start)
@@ -186,9 +201,9 @@ def blank_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
             span = st.label_span(b.char_start)
             if span is not None:
                 s, e = span
-        if not row and term < 2.0:  # a trigger somewhere in the sentence is not enough
-            continue
         parts = sc.base(doc, s, e)
+        if not row and term < 2.0 and not parts["pattern"]:
+            continue  # a trigger somewhere in the sentence is not enough
         parts.update({"term": term, "row": row, "shape": 1.0 if b.kind != "any" else 0.8})
         out.append(Candidate(None, (doc.cite(s, e),), sum(parts.values()), parts, "blank",
                              b.text, (doc.doc_id, b.char_start, b.char_end)))

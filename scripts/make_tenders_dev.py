@@ -7,7 +7,8 @@ notice, a pliego and an annex, corrigenda (a second revision of a document), con
 absent, and templates left blank ("[●]", "____", "__/__/20__", "X%", "[insert date]",
 "…… euros", ", 2026" after a drawn fill-in line). The text is written for pincite.
 
-`gold.json` beside the cases holds, per case, its documents (in reading order, the first
+`batch` 2 marks the cases written after the rules were frozen (read by them once, never
+tuned on). `gold.json` beside the cases holds, per case, its documents (in reading order, the first
 the main one), the revisions ingested over them, and per field of
 examples/tender/schema.yaml (`schema` names it) the stated value or `{"blank": true}`; a field not listed is
 not stated. Text values may list `also` (other spans that state the same thing).
@@ -154,7 +155,7 @@ def main(out: str) -> None:
                 fields[field] = gold
             else:
                 fields[field] = {"value": gold}
-        cases.append({"case": name, "lang": case["lang"],
+        cases.append({"case": name, "lang": case["lang"], "batch": case.get("batch", 1),
                       "docs": [f"{name}/{rel}" for rel, _, _ in case["docs"]],
                       "revisions": revisions, "fields": fields})
     gold = {"schema_name": "pincite.tender-gold", "version": 1, "schema": SCHEMA, "cases": cases}

@@ -400,4 +400,128 @@ ROOF = {
     },
 }
 
-CASES = [PRINT, QUAY, RFP, FRAMEWORK, RFQ, CATERING, ROOF]
+
+# ---- second batch: written after the rules were frozen, read by them once -----------------
+
+# 8. a request for proposal (PDF) with a contract-details table and inline weights
+SERVICEDESK_PDF = [
+    ("title", "Request for Proposal — IT Service Desk and Field Support"),
+    ("p", "Buyer: Westbridge Metropolitan Council"),
+    ("h2", "1. Overview"),
+    ("p", "Westbridge Metropolitan Council (the Buyer) is procuring an IT service desk and field "
+          "support service for its 2,300 staff across 14 sites."),
+    ("h2", "2. Contract details"),
+    ("table", [["Item", "Detail"], ["Procedure", "Restricted procedure"],
+               ["Estimated contract value", "£3.2 million excluding VAT"],
+               ["Initial term", "3 years (plus an optional 2-year extension)"],
+               ["Deadline for proposals", "12:00 noon, 25 November 2026"],
+               ["Lots", "Not divided into lots"]]),
+    ("h2", "3. Selection criteria"),
+    ("p", "Suppliers must have a minimum annual turnover of £6,000,000 and must provide three "
+          "examples of comparable contracts delivered in the last three years."),
+    ("h2", "4. Evaluation"),
+    ("p", "Proposals will be evaluated as follows: quality 70%, price 30%."),
+    ("h2", "5. Commercial terms"),
+    ("p", "Undisputed invoices will be paid within 30 days. Service credits of up to 10% of the "
+          "monthly charge apply where service levels are missed."),
+    ("p", "Bidders may subcontract no more than 25% of the contract value."),
+]
+
+SERVICEDESK = {
+    "case": "en-servicedesk-rfp", "lang": "en", "batch": 2,
+    "docs": [("rfp.pdf", {"font": "Helvetica", "header": "Westbridge Metropolitan Council"},
+              SERVICEDESK_PDF)],
+    "gold": {
+        "object": {"value": "an IT service desk and field support service for its 2,300 staff "
+                            "across 14 sites",
+                   "also": ["IT Service Desk and Field Support"]},
+        "contracting_authority": "Westbridge Metropolitan Council",
+        "procedure": "restricted",
+        "budget.estimated_value": gbp(3200000, vat="excluded"),
+        "duration": {"value": 3, "unit": "years"},
+        "lots.count": 1,
+        "deadline.submission": {"date": "2026-11-25", "time": "12:00"},
+        "economic_solvency.min_annual_turnover": gbp(6000000),
+        "technical_solvency.min_similar_contracts": 3,
+        "award_criteria.price_weight": {"percent": 30},
+        "award_criteria.quality_weight": {"percent": 70},
+        "subcontracting.max_percent": {"percent": 25},
+        "payment.term_days": 30,
+    },
+}
+
+# 9. an invitation to quote left as a template (PDF)
+GROUNDS_PDF = [
+    ("title", "INVITATION TO QUOTE — Grounds Maintenance"),
+    ("p", "Contracting authority: [insert name of school]"),
+    ("p", "Description of requirement: grounds maintenance of the school playing fields and "
+          "gardens, including grass cutting, hedge trimming and leaf clearance."),
+    ("p", "Contract period: [X] years from [insert start date]."),
+    ("p", "Budget: £[•] per annum (excluding VAT)."),
+    ("p", "Quotations must be returned by 12:00 on [DD/MM/YYYY]."),
+    ("p", "Evaluation: price ___% and quality ___%."),
+    ("p", "Payment terms: invoices are paid within 30 days."),
+    ("p", "Insurance: public liability cover of at least £5,000,000."),
+    ("p", "Minimum turnover: not applicable."),
+]
+
+GROUNDS = {
+    "case": "en-grounds-itq-template", "lang": "en", "batch": 2,
+    "docs": [("itq.pdf", {"font": "Times"}, GROUNDS_PDF)],
+    "gold": {
+        "object": {"value": "grounds maintenance of the school playing fields and gardens, "
+                            "including grass cutting, hedge trimming and leaf clearance"},
+        "contracting_authority": BLANK,
+        "budget.base_excl_vat": BLANK,
+        "duration": BLANK,
+        "deadline.submission": BLANK,
+        "award_criteria.price_weight": BLANK,
+        "award_criteria.quality_weight": BLANK,
+        "payment.term_days": 30,
+    },
+}
+
+# 10. a works notice (HTML): a definition list, conditions in prose, damages per week
+BRIDGE_HTML = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Contract notice — Millbrook Road Bridge</title></head>
+<body>
+<h1>Contract Notice: Strengthening of Millbrook Road Bridge</h1>
+<dl>
+<dt>Contracting body</dt><dd>Harrowfield County Highways Authority</dd>
+<dt>Type of procedure</dt><dd>Open</dd>
+<dt>Estimated value (excl. VAT)</dt><dd>GBP 1,750,000</dd>
+<dt>Duration of the works</dt><dd>40 weeks</dd>
+<dt>Time limit for receipt of tenders</dt><dd>9 October 2026 at 14:00</dd>
+</dl>
+<p>Description: strengthening of the Millbrook Road bridge deck and replacement of its parapets, with traffic management.</p>
+<h2>Conditions</h2>
+<p>A performance bond equal to 10% of the contract price will be required. No tender bond is required.</p>
+<p>Tenderers must hold an average annual turnover of at least £3,500,000.</p>
+<p>Liquidated and ascertained damages will be applied at £2,000 per week of delay.</p>
+<p>Award will be based on 60% quality and 40% price.</p>
+<p>Payment: the Authority will pay within 30 days of a valid invoice.</p>
+</body></html>
+"""
+
+BRIDGE = {
+    "case": "en-bridge-notice-dl", "lang": "en", "batch": 2,
+    "docs": [("notice.html", None, BRIDGE_HTML)],
+    "gold": {
+        "object": {"value": "strengthening of the Millbrook Road bridge deck and replacement of "
+                            "its parapets, with traffic management",
+                   "also": ["Strengthening of Millbrook Road Bridge"]},
+        "contracting_authority": "Harrowfield County Highways Authority",
+        "procedure": "open",
+        "budget.estimated_value": gbp(1750000, vat="excluded"),
+        "duration": {"value": 40, "unit": "weeks"},
+        "deadline.submission": {"date": "2026-10-09", "time": "14:00"},
+        "economic_solvency.min_annual_turnover": gbp(3500000),
+        "guarantee.provisional": {"required": False},
+        "guarantee.definitive": {"percent": 10},
+        "award_criteria.price_weight": {"percent": 40},
+        "award_criteria.quality_weight": {"percent": 60},
+        "payment.term_days": 30,
+    },
+}
+
+CASES = [PRINT, QUAY, RFP, FRAMEWORK, RFQ, CATERING, ROOF, SERVICEDESK, GROUNDS, BRIDGE]

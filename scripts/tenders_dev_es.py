@@ -521,4 +521,170 @@ INVITACION = {
     },
 }
 
-CASES = [OBRAS, VEHICULOS, LIMPIEZA, MANTENIMIENTO, PERFIL, LOTES, INVITACION]
+
+# ---- second batch: written after the rules were frozen, read by them once -----------------
+
+# 8. a DOCX pliego with ordinal clause names and a points table
+JARDINES_DOCX = [
+    ("h1", "PLIEGO DE PRESCRIPCIONES ADMINISTRATIVAS — CONSERVACIÓN DE ZONAS VERDES"),
+    ("p", "Ayuntamiento de Torrecilla del Monte"),
+    ("h2", "Primera. Objeto"),
+    ("p", "El contrato tendrá por objeto la conservación y mantenimiento de las zonas verdes y "
+          "el arbolado viario del municipio. El contrato no está dividido en lotes, porque la "
+          "conservación de las zonas verdes exige una única organización del servicio."),
+    ("h2", "Segunda. Órgano de contratación"),
+    ("p", "La Junta de Gobierno Local es el órgano de contratación."),
+    ("h2", "Tercera. Presupuesto"),
+    ("p", "El importe máximo de licitación asciende a 212.400,00 euros anuales, IVA no incluido."),
+    ("p", "El valor estimado del contrato, teniendo en cuenta las dos prórrogas anuales posibles, "
+          "es de 849.600,00 euros."),
+    ("h2", "Cuarta. Plazo"),
+    ("p", "La duración inicial será de dos años, contados desde el 1 de octubre de 2026."),
+    ("h2", "Quinta. Procedimiento y tramitación"),
+    ("p", "Procedimiento abierto, tramitación ordinaria, varios criterios de adjudicación."),
+    ("h2", "Sexta. Presentación de ofertas"),
+    ("p", "Las ofertas se presentarán hasta el día 2 de septiembre de 2026, a las 13:00 horas."),
+    ("h2", "Séptima. Solvencia"),
+    ("p", "La solvencia económica se acreditará con un volumen anual de negocios, en el mejor "
+          "ejercicio de los tres últimos, de importe igual o superior a 318.600 euros. No se "
+          "exige clasificación."),
+    ("p", "La solvencia técnica se acreditará con la relación de los trabajos de jardinería "
+          "realizados en los últimos tres años, de los que al menos dos serán de importe similar "
+          "al del contrato."),
+    ("h2", "Octava. Garantías"),
+    ("p", "No se exige garantía provisional. Garantía definitiva: 5 por ciento del importe de "
+          "adjudicación, excluido el IVA."),
+    ("h2", "Novena. Criterios de adjudicación"),
+    ("table", [["Criterio", "Puntos"], ["Oferta económica", "65"], ["Memoria técnica", "35"]]),
+    ("h2", "Décima. Subcontratación"),
+    ("p", "El contratista podrá subcontratar como máximo el 30 % de las prestaciones."),
+    ("h2", "Undécima. Penalidades"),
+    ("p", "Se aplicará una penalidad de 100 euros por cada día de retraso en la ejecución de los "
+          "trabajos programados."),
+    ("h2", "Duodécima. Pago"),
+    ("p", "El pago se realizará mediante factura mensual, que será abonada en un plazo máximo de "
+          "treinta días."),
+]
+
+JARDINES = {
+    "case": "es-jardines-clausulas-ordinales", "lang": "es", "batch": 2,
+    "docs": [("pliego.docx", None, JARDINES_DOCX)],
+    "gold": {
+        "object": {"value": "la conservación y mantenimiento de las zonas verdes y el arbolado "
+                            "viario del municipio"},
+        "contracting_authority": "La Junta de Gobierno Local",
+        "procedure": "open",
+        "budget.base_excl_vat": eur(212400, vat="excluded"),
+        "budget.estimated_value": eur(849600),
+        "duration": {"value": 2, "unit": "years"},
+        "lots.count": 1,
+        "deadline.submission": {"date": "2026-09-02", "time": "13:00"},
+        "economic_solvency.min_annual_turnover": eur(318600, basis="best_of_last_3_years"),
+        "technical_solvency.min_similar_contracts": 2,
+        "guarantee.provisional": {"required": False},
+        "guarantee.definitive": {"percent": 5},
+        "award_criteria.price_weight": {"percent": 65},
+        "award_criteria.quality_weight": {"percent": 35},
+        "subcontracting.max_percent": {"percent": 30},
+        "penalties.delay_per_day": eur(100),
+        "payment.term_days": 30,
+    },
+}
+
+# 9. a notice template (HTML) with other placeholder shapes, and a rate that is no per-day sum
+MOVILIDAD_HTML = """<!DOCTYPE html>
+<html lang="es"><head><meta charset="utf-8"><title>Plantilla de anuncio</title></head>
+<body>
+<h1>Anuncio de licitación — Servicio de consultoría para el plan de movilidad</h1>
+<p>Entidad adjudicadora: Consorcio de Transportes del Área de Valdeserra</p>
+<table>
+<tr><td>Objeto</td><td>Redacción del plan de movilidad urbana sostenible del área de Valdeserra</td></tr>
+<tr><td>Procedimiento</td><td>Abierto simplificado</td></tr>
+<tr><td>Presupuesto base de licitación</td><td>XX.XXX,XX € (IVA excluido)</td></tr>
+<tr><td>Valor estimado</td><td>[*]</td></tr>
+<tr><td>Plazo de ejecución</td><td>8 meses</td></tr>
+<tr><td>Fecha límite de presentación</td><td>dd/mm/aaaa hh:mm</td></tr>
+<tr><td>Garantía definitiva</td><td>5 %</td></tr>
+</table>
+<p>Criterios de adjudicación: precio, 40 puntos; calidad técnica de la propuesta, 60 puntos (total 100 puntos).</p>
+<p>Solvencia económica: volumen de negocios anual mínimo de &lt;importe&gt; euros.</p>
+<p>Los licitadores deberán acreditar la ejecución de al menos ____ trabajos de naturaleza similar.</p>
+<p>Penalidades por demora: 0,20 euros por cada 1.000 euros del precio del contrato por día de retraso.</p>
+</body></html>
+"""
+
+MOVILIDAD = {
+    "case": "es-movilidad-anuncio-plantilla", "lang": "es", "batch": 2,
+    "docs": [("anuncio.html", None, MOVILIDAD_HTML)],
+    "gold": {
+        "object": {"value": "Redacción del plan de movilidad urbana sostenible del área de "
+                            "Valdeserra"},
+        "contracting_authority": "Consorcio de Transportes del Área de Valdeserra",
+        "procedure": "simplified_open",
+        "budget.base_excl_vat": BLANK,
+        "budget.estimated_value": BLANK,
+        "duration": {"value": 8, "unit": "months"},
+        "deadline.submission": BLANK,
+        "economic_solvency.min_annual_turnover": BLANK,
+        "technical_solvency.min_similar_contracts": BLANK,
+        "guarantee.definitive": {"percent": 5},
+        "award_criteria.price_weight": {"percent": 40},
+        "award_criteria.quality_weight": {"percent": 60},
+    },
+}
+
+# 10. a PDF with a three-column characteristics table and a bid form to fill in
+EQUIPOS_PDF = [
+    ("title", "CONTRATO DE SUMINISTRO DE EQUIPOS INFORMÁTICOS PARA LOS CENTROS DE SALUD"),
+    ("small", "Servicio Regional de Salud de Almenara"),
+    ("p", "1. Objeto: adquisición de 450 ordenadores de sobremesa y 120 portátiles con destino a "
+          "los centros de salud de la región."),
+    ("h2", "Cuadro de características"),
+    ("table", [["Concepto", "Valor", "Observaciones"],
+               ["Presupuesto base de licitación", "468.000,00 €", "IVA excluido"],
+               ["IVA (21 %)", "98.280,00 €", "—"],
+               ["Valor estimado", "468.000,00 €", "Sin prórrogas"],
+               ["Plazo de entrega", "3 meses", "Desde la formalización"],
+               ["Garantía definitiva", "5 %", "Del importe de adjudicación"],
+               ["Lotes", "2", "Sobremesa y portátiles"]]),
+    ("p", "2. Procedimiento: abierto, con sujeción a regulación armonizada."),
+    ("p", "3. Ofertas. El plazo para la presentación de ofertas finaliza a las 15:00 horas del 18 "
+          "de junio de 2026."),
+    ("p", "4. Solvencia. Volumen anual de negocios en el ámbito del contrato de, al menos, "
+          "702.000 euros en alguno de los tres últimos ejercicios. Haber efectuado al menos tres "
+          "suministros de equipos informáticos similares en los últimos tres años."),
+    ("p", "5. Criterios de adjudicación. Precio: 70 %. Mejoras técnicas y calidad del "
+          "equipamiento: 30 %."),
+    ("p", "6. Pago. El abono del precio se efectuará en el plazo de 30 días a contar desde la "
+          "fecha de conformidad."),
+    ("break",),
+    ("h2", "ANEXO II — MODELO DE PROPOSICIÓN ECONÓMICA"),
+    ("p", "D./Dña. ______________, con DNI nº __________, en nombre de ______________, se "
+          "compromete a ejecutar el contrato por el importe de ____________ euros, IVA excluido, "
+          "y en un plazo de entrega de ___ meses."),
+    ("p", "En ____________, a ___ de ____________ de 2026."),
+]
+
+EQUIPOS = {
+    "case": "es-equipos-cuadro-modelo", "lang": "es", "batch": 2,
+    "docs": [("pliego.pdf", {"font": "Helvetica", "footer": "Suministro de equipos"}, EQUIPOS_PDF)],
+    "gold": {
+        "object": {"value": "adquisición de 450 ordenadores de sobremesa y 120 portátiles con "
+                            "destino a los centros de salud de la región"},
+        "procedure": "open",
+        "budget.base_excl_vat": eur(468000, vat="excluded"),
+        "budget.estimated_value": eur(468000),
+        "duration": {"value": 3, "unit": "months"},
+        "lots.count": 2,
+        "deadline.submission": {"date": "2026-06-18", "time": "15:00"},
+        "economic_solvency.min_annual_turnover": eur(702000, basis="best_of_last_3_years"),
+        "technical_solvency.min_similar_contracts": 3,
+        "guarantee.definitive": {"percent": 5},
+        "award_criteria.price_weight": {"percent": 70},
+        "award_criteria.quality_weight": {"percent": 30},
+        "payment.term_days": 30,
+    },
+}
+
+CASES = [OBRAS, VEHICULOS, LIMPIEZA, MANTENIMIENTO, PERFIL, LOTES, INVITACION,
+         JARDINES, MOVILIDAD, EQUIPOS]

@@ -6,6 +6,7 @@
      "cases": [{"case": "es-obras", "lang": "es",
                 "docs": ["es-obras/pliego.pdf", "es-obras/anuncio.html"],
                 "revisions": [{"source": "es-obras/pliego.pdf", "file": "es-obras/r2/pliego.pdf"}],
+                "batch": 1,
                 "fields": {"duration": {"value": {"value": 6, "unit": "months"}},
                            "object": {"value": "…", "also": ["…"]},
                            "budget.base_excl_vat": {"blank": true}}}]}
@@ -53,6 +54,7 @@ class GoldCase:
     docs: tuple[str, ...]
     revisions: tuple[tuple[str, str], ...]   # (source id, file of the new revision)
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    batch: int = 1  # 2: written after the rules were frozen (read by them once)
 
     def state(self, name: str) -> str:
         """Return `stated`, `blank` or `absent` for a field of this case."""
@@ -131,7 +133,11 @@ def load_gold(data: Path, schema: Schema) -> list[GoldCase]:
             if name not in names:
                 raise InvalidGold(f"{where}: field {name!r} is not in schema {schema.name!r}")
             _check_field(schema.field(name), g, f"{where}.fields[{name!r}]")
-        out.append(GoldCase(c["case"], str(c.get("lang") or ""), docs_t, tuple(revs_t), fields))
+        batch = c.get("batch", 1)
+        if not isinstance(batch, int) or isinstance(batch, bool) or not 1 <= batch <= 100:
+            raise InvalidGold(f"{where}: batch must be an integer from 1 to 100")
+        out.append(GoldCase(c["case"], str(c.get("lang") or ""), docs_t, tuple(revs_t), fields,
+                            batch))
     if len({c.case for c in out}) != len(out):
         raise InvalidGold(f"{path}: two cases share a name; give each its own")
     return out
@@ -152,16 +158,19 @@ def _check_field(spec: FieldSpec, g: Any, where: str) -> None:
 
 
 def folds_of(cases: list[GoldCase], k: int) -> dict[str, int]:
-    """Return each case's fold in 0..k-1: cases are grouped by (language, has a blank),
-    ordered by the sha256 of their name within a group, and dealt round-robin across the
-    groups in turn, so every fold gets its share of each kind. A case's documents stay
-    together. Deterministic: the same names give the same folds."""
-    groups: dict[tuple[str, bool], list[str]] = {}
+    """Return each case's fold in 0..k-1. Within a batch, cases are grouped by (language,
+    has a blank), ordered by the sha256 of their name within a group, and dealt round-robin
+    across the groups in turn, so every fold gets its share of each kind; each batch is
+    dealt on its own, so adding a batch moves no case of an earlier one. A case's documents
+    stay together. Deterministic: the same names give the same folds."""
+    groups: dict[tuple[int, str, bool], list[str]] = {}
     for c in cases:
-        groups.setdefault((c.lang, c.has_blank()), []).append(c.case)
+        groups.setdefault((c.batch, c.lang, c.has_blank()), []).append(c.case)
     out: dict[str, int] = {}
-    turn = 0
+    turn, batch = 0, None
     for key in sorted(groups):
+        if key[0] != batch:
+            turn, batch = 0, key[0]
         for name in sorted(groups[key], key=lambda n: hashlib.sha256(n.encode()).hexdigest()):
             out[name] = turn % k
             turn += 1

@@ -20,7 +20,8 @@ together): the last fold is **held out**, the others are the **fit** part — ru
 tuned on fit only. Figures for both sit side by side, with Wilson 95 % intervals:
 `show_precision` (shown right / shown), `wrong_shown_or_flagged`, `shown_or_flagged_right`
 (right SHOW/FLAG over stated fields), `abstain_precision` and `blank_in_document` over
-blank fields. `--split fit|heldout` runs only one part.
+blank fields. `--split fit|heldout` runs only one part. Cases of a later `batch` (written
+after the rules were frozen) also get their own figures, per part.
 """
 
 from __future__ import annotations
@@ -120,8 +121,9 @@ def run_tenders(data: Path | None = None, *, schema_path: Path | None = None, fo
     chosen = [c for c in cases if split is None or part[c.case] == split]
     t0 = time.perf_counter()
     rows = _extract(data, schema, chosen, store_url)
+    batch = {c.case: c.batch for c in cases}
     for r in rows:
-        r["fold"], r["part"] = fold[r["case"]], part[r["case"]]
+        r["fold"], r["part"], r["batch"] = fold[r["case"]], part[r["case"]], batch[r["case"]]
     result: dict[str, Any] = {
         "dataset": "tenders", "data": str(data), "schema": schema.name, "folds": folds,
         "split": split, "cases": {p: sorted(c.case for c in chosen if part[c.case] == p) for p in PARTS},
@@ -129,6 +131,10 @@ def run_tenders(data: Path | None = None, *, schema_path: Path | None = None, fo
         "revisions": sum(len(c.revisions) for c in chosen)}
     result["parts"] = {p: figures([r for r in rows if r["part"] == p]) for p in PARTS
                        if split in (None, p)}
+    if len({c.batch for c in chosen}) > 1:  # cases written later, never tuned on
+        result["batches"] = {str(b): {p: figures([r for r in rows if r["batch"] == b
+                                                  and r["part"] == p]) for p in result["parts"]}
+                             for b in sorted({c.batch for c in chosen})}
     result["folds_detail"] = {str(k): figures([r for r in rows if r["fold"] == k])
                               for k in range(folds) if any(r["fold"] == k for r in rows)}
     result["fields"] = {spec.name: {p: {k: sum(1 for r in rows if r["field"] == spec.name

@@ -299,6 +299,8 @@ class DeterministicExtractor:
             runner_up = {"value": r_best.value, "score": round(r_score, 4), "ref": r_best.ref,
                          "origin": r_best.origin}
             share = max(0.0, r_score) / score if score > 0 else 1.0
+            if anchored(r_best.parts) < 2.0:
+                share = 0.0  # a value whose trigger a nearer value took is no competitor
             conflict = (share >= CONFLICT_RATIO
                         and anchored(r_best.parts) >= 2.0 and anchored(best.parts) >= 2.0)
             if conflict:

@@ -25,6 +25,7 @@ from .scoring import Compiled, Scorer, label_score, row_strength
 from .typed import vat_of
 
 HEADING_ANCHOR = 1.5
+ASIDE = -2.0  # "3 years (plus an optional 2-year extension)": the value in brackets is an aside
 
 
 def fact_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure, readings: Readings,
@@ -44,12 +45,15 @@ def fact_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure, readin
         if key not in seen_sections:
             seen_sections.add(key)
             first.add(f.char_start)
+    starts = [f.char_start for f in typed]
     for f in typed:
         value, shape = found[f.fact_id]
         if f.origin_type == "table_cell":
             cand = _cell(doc, c, sc, st, f, value, shape)
         else:
             cand = _prose(doc, c, sc, st, f, value, shape, blockers, f.char_start in first)
+        if cand is not None and _aside(doc, f, starts):
+            cand = _with_part(cand, "aside", ASIDE)
         if cand is not None:
             out.append(cand)
     # the heading stands in for a trigger only where no value of its section has one
@@ -57,6 +61,24 @@ def fact_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure, readin
             if "heading" not in x.parts and x.value_span is not None}
     return [x for x in out if "heading" not in x.parts or x.value_span is None
             or _section(doc, x.value_span[1]) not in tied]
+
+
+def _aside(doc: CaseDoc, f: AtomicFact, starts: Sequence[int]) -> bool:
+    """Return True when a fact sits inside brackets after another value of the field in
+    its sentence or cell (the value outside the brackets is the one stated)."""
+    el = doc.element_at(f.char_start)
+    lo = doc.sentence(f.char_start, f.char_end)[0] if el is None or el.kind != "cell" else el.char_start
+    head = doc.text[lo:f.char_start]
+    if head.count("(") <= head.count(")"):
+        return False
+    opened = lo + head.rfind("(")
+    return any(lo <= s < opened for s in starts)
+
+
+def _with_part(x: Candidate, name: str, value: float) -> Candidate:
+    parts = {**x.parts, name: value}
+    return Candidate(x.value, x.citations, sum(parts.values()), parts, x.origin, x.ref,
+                     x.value_span)
 
 
 def _section(doc: CaseDoc, pos: int) -> tuple[str, ...]:

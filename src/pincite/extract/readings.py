@@ -10,8 +10,10 @@ The value scanner reads each value alone; a field sometimes needs its neighbours
 | points in the items of one list, or in    | "· Precio: 60 puntos. · Calidad: 40 puntos." |
 | the prose of a document that scores out  | "sobre un total de 100 puntos … hasta 70     |
 | of 100 points → percent                   | puntos"                                      |
-| a date and the time after it in its       | "Date: 14/05/2026 Local time: 12:00"         |
-| element → datetime                        |                                              |
+| a date and the time beside it in its      | "Date: 14/05/2026 Local time: 12:00",        |
+| element → datetime ("p.m." applied)       | "12:00 noon, 25 November 2026"               |
+| an amount per thousand of the price is a  | "0,20 euros por cada 1.000 euros del precio" |
+| rate, never a money value                 |                                              |
 | a number after a label naming a time unit | "Duration in months: 36"                     |
 | → duration                                |                                              |
 | a count in words after a bound, or before | "at least two contracts", "se divide en dos  |
@@ -28,7 +30,7 @@ from ..values.words import WORD_RUN, parse_number_words
 from .case import CaseDoc, fold
 from .records import Candidate
 from .scoring import Compiled, Scorer
-from .typed import POINT_UNITS, fact_value, json_number, negated
+from .typed import POINT_UNITS, clock_times, fact_value, json_number, negated
 
 BOUND = 1.0  # a count after a bound ("at least two contracts") states a requirement
 COUNTED = 0.5  # a count right before the noun it counts ("dos lotes")
@@ -36,8 +38,12 @@ _SCALE_100 = re.compile(r"(?:sobre|de|out\s+of|total\s+of|m[aá]ximo\s+de|maximu
                         r"(?:un\s+total\s+de\s+|un\s+m[aá]ximo\s+de\s+|a\s+total\s+of\s+)?"
                         r"100\s+(?:puntos|points)\b", re.I)
 _POINTS_HEADER = re.compile(r"\b(?:puntos?|puntuacion|points?|score|ponderacion|weight(?:ing)?|peso)\b")
-_TIME_AFTER = re.compile(r"[\s,;.–—-]{0,3}(?:(?:local\s+time|time|hora(?:\s+local)?|at|a\s+las)"
-                         r"\s*:?\s*)?(?P<h>[01]?[0-9]|2[0-3])[:.](?P<m>[0-5][0-9])(?![0-9])", re.I)
+# only these words may stand between a date and its time ("Date: 14/05/2026 Local time: 12:00")
+_BETWEEN_DATE_TIME = re.compile(r"[\s,;.–—-]*(?:(?:local\s+time|time|hora(?:\s+local)?|at|a\s+las|"
+                                r"on|el|del?|d[ií]a)[\s:,]*)*\Z", re.I)
+_RATE_BASE = re.compile(r"(?:por\s+cada|per\s+each|for\s+every)\s*\Z", re.I)
+_RATE = re.compile(r"\s*(?:por\s+cada|per(?:\s+each)?)\s+(?:€\s?)?(?:1\.000|1,000|1000|mil|100|cien)"
+                   r"(?!\d)", re.I)
 _LABEL_UNIT = re.compile(r"(?:\b(?:in|en)\s+|\()(?P<u>months|days|years|weeks|meses|d[ií]as|años|"
                          r"semanas)\)?\s*:?\s*\Z", re.I)
 _UNITS = {"months": "months", "meses": "months", "days": "days", "dias": "days", "días": "days",
@@ -64,6 +70,10 @@ class Readings:
             return None
         if ftype == "percent" and f.value_type == "number":
             return self._points(f)
+        if ftype == "money" and (_RATE.match(self.doc.text, f.char_end, f.char_end + 30)
+                                 or _RATE_BASE.search(self.doc.text, max(0, f.char_start - 20),
+                                                      f.char_start)):
+            return None  # "0,20 euros por cada 1.000 euros del precio": a rate and its base
         if ftype == "datetime" and f.value_type == "date":
             timed = self._with_time(f)
             if timed is not None:
@@ -86,12 +96,21 @@ class Readings:
         return None
 
     def _with_time(self, f: AtomicFact) -> tuple[Any, float] | None:
+        """A date and a time beside it in its element, with only label words between:
+        "Date: 14/05/2026 Local time: 12:00", "12:00 noon, 25 November 2026"."""
         el = self.doc.element_at(f.char_start)
-        hi = min(el.char_end if el is not None else len(self.doc.text), f.char_end + 40)
-        m = _TIME_AFTER.match(self.doc.text, f.char_end, hi)
-        if not m or not f.normalized_value:
+        text = self.doc.text
+        lo = max(el.char_start if el is not None else 0, f.char_start - 40)
+        hi = min(el.char_end if el is not None else len(text), f.char_end + 40)
+        if not f.normalized_value:
             return None
-        return {"date": f.normalized_value[:10], "time": f"{int(m['h']):02d}:{m['m']}"}, 0.9
+        after = clock_times(text, f.char_end, hi)
+        if after and _BETWEEN_DATE_TIME.match(text[f.char_end:after[0][0]]):
+            return {"date": f.normalized_value[:10], "time": after[0][2]}, 0.9
+        before = clock_times(text, lo, f.char_start)
+        if before and _BETWEEN_DATE_TIME.match(text[before[-1][1]:f.char_start]):
+            return {"date": f.normalized_value[:10], "time": before[-1][2]}, 0.9
+        return None
 
     def _label_unit(self, f: AtomicFact) -> str | None:
         el = self.doc.element_at(f.char_start)

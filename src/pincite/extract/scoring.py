@@ -20,6 +20,7 @@ from .records import Candidate
 from .schema import FieldSpec
 
 SCORE_SCALE = 6.5
+LABEL_GAP = 25  # a trigger this close before a value labels it ("quality 70%, price 30%")
 MAX_PROVENANCE = 3
 
 
@@ -65,8 +66,9 @@ class Scorer:
     def term(self, doc: CaseDoc, s: int, e: int, vs: int, ve: int,
              blockers: Sequence[int] = ()) -> float:
         """3 for a trigger before the value in its sentence within `near_chars`, 2 after
-        it, 1.5 elsewhere in the sentence or when another value of the field's type stands
-        between them (`blockers`: sorted start offsets of those values); 0 without one."""
+        it (unless another value follows the trigger within LABEL_GAP: the trigger labels
+        that one), 1.5 elsewhere in the sentence or when another value of the field's type
+        stands between them (`blockers`: sorted start offsets of those values); 0 without."""
         rx = self.c.terms
         if rx is None:
             return 0.0
@@ -75,8 +77,10 @@ class Scorer:
         for m in rx.finditer(doc.folded, s, e):
             if m.end() <= vs and vs - m.end() <= near and not between(blockers, m.end(), vs):
                 best = max(best, 3.0)
-            elif m.start() >= ve and m.start() - ve <= near // 2 and not between(blockers, ve, m.start()):
-                best = max(best, 2.0)
+            elif (m.start() >= ve and m.start() - ve <= near // 2
+                  and not between(blockers, ve, m.start())
+                  and not between(blockers, m.end(), m.end() + LABEL_GAP)):
+                best = max(best, 2.0)  # unless the trigger labels the value right after it
             else:
                 best = max(best, 1.5)
         return best

@@ -37,7 +37,7 @@ from typing import Any
 from ..cite.compare import caseless_form as fold  # cmp-2 with case folded
 from ..values import Value, find_values, parse_number_words
 from .clauses import CLAUSE_JOIN
-from .typed import duration_value
+from .typed import clock_times, duration_value
 
 CHECKED_TYPES = frozenset({"money", "percent", "number", "duration", "date", "datetime",
                            "text", "entity", "clause"})
@@ -151,14 +151,14 @@ def _states_date(ftype: str, value: Any, found: list[Value], quote: str = "") ->
         if time is None or v.normalized[len(day):].startswith("T" + time):
             return True
         if v.value_type == "date" and _time_after(quote, v.char_end, time):
-            return True  # "Date: 14/05/2026 Local time: 12:00": the time stands after the date
+            return True  # "Date: 14/05/2026 Local time: 12:00": the time stands beside the date
     return False
 
 
 def _time_after(quote: str, end: int, time: str) -> bool:
-    """Return True when the time `HH:MM` is written within 40 characters after `end`."""
-    h, m = time.split(":")
-    return re.search(rf"(?<![0-9])0?{int(h)}[:.]{m}(?![0-9])", quote[end:end + 40]) is not None
+    """Return True when the time `HH:MM` is written within 40 characters of a date ending
+    at `end` ("p.m." applied: "2:00 p.m." states 14:00)."""
+    return any(t == time for _, _, t in clock_times(quote, max(0, end - 80), end + 40))
 
 
 def _states_duration(value: Any, found: list[Value], quote: str) -> bool:

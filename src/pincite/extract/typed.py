@@ -128,6 +128,27 @@ def fact_value(ftype: str, fact: AtomicFact, unit: str | None = None) -> tuple[A
     return None
 
 
+_CLOCK = re.compile(r"(?<![0-9:.])(?P<h>[01]?[0-9]|2[0-3])[:.](?P<m>[0-5][0-9])(?![0-9])"
+                    r"(?:\s*(?P<ap>[ap]\.?\s?m\.?(?!\w)|noon|midnight|mediod[ií]a))?", re.I)
+
+
+def clock_times(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int, str]]:
+    """Return the times of day written in `text[lo:hi]` as (start, end, "HH:MM"), with
+    "p.m." and "a.m." applied ("2:00 p.m." is 14:00; "12:00 noon" is 12:00); a time at
+    midnight is left out (it names the end of a day, not an hour of it)."""
+    out = []
+    for m in _CLOCK.finditer(text, lo, len(text) if hi is None else hi):
+        h, ap = int(m["h"]), (m["ap"] or "").lower().replace(".", "").replace(" ", "")
+        if ap == "midnight" or (ap in ("am", "pm") and not 1 <= h <= 12):
+            continue
+        if ap == "pm" and h < 12:
+            h += 12
+        elif ap == "am" and h == 12:
+            h = 0
+        out.append((m.start(), m.end(), f"{h:02d}:{m['m']}"))
+    return out
+
+
 def vat_of(text: str) -> str | None:
     """Return `excluded` / `included` when a passage says so of its amount, else None."""
     if VAT_EXCLUDED.search(text):

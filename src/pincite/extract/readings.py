@@ -41,8 +41,9 @@ _POINTS_HEADER = re.compile(r"\b(?:puntos?|puntuacion|points?|score|ponderacion|
 # only these words may stand between a date and its time ("Date: 14/05/2026 Local time: 12:00")
 _BETWEEN_DATE_TIME = re.compile(r"[\s,;.–—-]*(?:(?:local\s+time|time|hora(?:\s+local)?|at|a\s+las|"
                                 r"on|el|del?|d[ií]a)[\s:,]*)*\Z", re.I)
-_RATE_BASE = re.compile(r"(?:por\s+cada|per\s+each|for\s+every)\s*\Z", re.I)
-_RATE = re.compile(r"\s*(?:por\s+cada|per(?:\s+each)?)\s+(?:€\s?)?(?:1\.000|1,000|1000|mil|100|cien)"
+_RATE_BASE = re.compile(r"(?:por\s+cada|per(?:\s+each)?|for\s+every)\s*\Z", re.I)
+_RATE = re.compile(r"\s*(?:por\s+cada|per(?:\s+each)?|for\s+every)\s+(?:[€£$]\s?)?"
+                   r"(?:1\.000|1,000|1000|mil|100|cien)"
                    r"(?!\d)", re.I)
 _LABEL_UNIT = re.compile(r"(?:\b(?:in|en)\s+|\()(?P<u>months|days|years|weeks|meses|d[ií]as|años|"
                          r"semanas)\)?\s*:?\s*\Z", re.I)

@@ -1,15 +1,15 @@
 """Build the tender dev corpus under examples/tenders-dev/ (deterministic; outputs committed).
 
-Fourteen cases (seven Spanish, seven English) in templates unlike examples/tender: ordinal
+Twenty cases (ten Spanish, ten English) in templates unlike examples/tender: ordinal
 clauses, a "cuadro resumen" table, a numbered-section contract notice, an invitation to
 tender with a form of tender, a profile page of label/value pairs, conditions split over a
 notice, a pliego and an annex, corrigenda (a second revision of a document), conditions
 absent, and templates left blank ("[●]", "____", "__/__/20__", "X%", "[insert date]",
 "…… euros", ", 2026" after a drawn fill-in line). The text is written for pincite.
 
-`batch` 2 marks the cases written after the rules were frozen (read by them once, never
-tuned on). `gold.json` beside the cases holds, per case, its documents (in reading order, the first
-the main one), the revisions ingested over them, and per field of
+`batch` 2 marks the cases written after the rules were tuned on batch 1 (their first read
+is in docs/evaluation.md). `gold.json` beside the cases holds, per case, its documents (in
+reading order, the first the main one), the revisions ingested over them, and per field of
 examples/tender/schema.yaml (`schema` names it) the stated value or `{"blank": true}`; a field not listed is
 not stated. Text values may list `also` (other spans that state the same thing).
 

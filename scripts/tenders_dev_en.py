@@ -401,7 +401,7 @@ ROOF = {
 }
 
 
-# ---- second batch: written after the rules were frozen, read by them once -----------------
+# ---- second batch: written after the rules were tuned on batch 1 ------------------------
 
 # 8. a request for proposal (PDF) with a contract-details table and inline weights
 SERVICEDESK_PDF = [

@@ -522,7 +522,7 @@ INVITACION = {
 }
 
 
-# ---- second batch: written after the rules were frozen, read by them once -----------------
+# ---- second batch: written after the rules were tuned on batch 1 ------------------------
 
 # 8. a DOCX pliego with ordinal clause names and a points table
 JARDINES_DOCX = [

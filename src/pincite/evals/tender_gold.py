@@ -54,7 +54,7 @@ class GoldCase:
     docs: tuple[str, ...]
     revisions: tuple[tuple[str, str], ...]   # (source id, file of the new revision)
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)
-    batch: int = 1  # 2: written after the rules were frozen (read by them once)
+    batch: int = 1  # a later batch was written after the rules were tuned on earlier ones
 
     def state(self, name: str) -> str:
         """Return `stated`, `blank` or `absent` for a field of this case."""

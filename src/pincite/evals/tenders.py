@@ -21,7 +21,7 @@ tuned on fit only. Figures for both sit side by side, with Wilson 95 % intervals
 `show_precision` (shown right / shown), `wrong_shown_or_flagged`, `shown_or_flagged_right`
 (right SHOW/FLAG over stated fields), `abstain_precision` and `blank_in_document` over
 blank fields. `--split fit|heldout` runs only one part. Cases of a later `batch` (written
-after the rules were frozen) also get their own figures, per part.
+after the rules were tuned on earlier ones) also get their own figures, per part.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def run_tenders(data: Path | None = None, *, schema_path: Path | None = None, fo
         "revisions": sum(len(c.revisions) for c in chosen)}
     result["parts"] = {p: figures([r for r in rows if r["part"] == p]) for p in PARTS
                        if split in (None, p)}
-    if len({c.batch for c in chosen}) > 1:  # cases written later, never tuned on
+    if len({c.batch for c in chosen}) > 1:  # cases written after the rules were tuned
         result["batches"] = {str(b): {p: figures([r for r in rows if r["batch"] == b
                                                   and r["part"] == p]) for p in result["parts"]}
                              for b in sorted({c.batch for c in chosen})}

@@ -95,6 +95,8 @@ class Structure:
                 if other.kind == "cell" and other.row is not None:
                     key = (other.locator.rsplit(" r", 1)[0], other.row)
                     self._rows.setdefault(key, []).append(other)
+        if el.row is None:
+            return ()
         row = self._rows.get((el.locator.rsplit(" r", 1)[0], el.row), [])
         text = self.doc.text
         return tuple(text[c.char_start:c.char_end] for c in sorted(row, key=lambda c: c.char_start)

@@ -163,10 +163,10 @@ def word_counts(doc: CaseDoc, c: Compiled, sc: Scorer) -> list[Candidate]:
             found.append((m.start("w"), m.end("w"), n, "bound"))
     if c.spec.unit == "count" and c.terms is not None:
         for t in c.terms.finditer(doc.folded):
-            m = _WORDS_BEFORE.search(doc.text, max(0, t.start() - 40), t.start())
-            n = parse_number_words(m.group("w")) if m else None
-            if m and n is not None:
-                found.append((m.start("w"), m.end("w"), n, "counted"))
+            w = _WORDS_BEFORE.search(doc.text, max(0, t.start() - 40), t.start())
+            n = parse_number_words(w.group("w")) if w else None
+            if w and n is not None:
+                found.append((w.start("w"), w.end("w"), n, "counted"))
     out = []
     seen: set[int] = set()
     for vs, ve, n, how in found:

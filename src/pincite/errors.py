@@ -10,6 +10,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── InvalidSchema (400)       an extraction schema file that does not validate
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
+    │   ├── InvalidGold (400)         an evaluation's gold file that does not validate
     │   └── DocumentNotInCase (400)   a correction citing a document outside the item's case
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
@@ -104,6 +105,13 @@ class InvalidCorrection(UsageError):
     range, postconditions); the message names the field, the failed checks and the shape."""
 
     code = "invalid_correction"
+
+
+class InvalidGold(UsageError):
+    """An evaluation's gold file is malformed (a document outside its folder, a field the
+    schema lacks, a value of the wrong shape); the message names the file and the entry."""
+
+    code = "invalid_gold"
 
 
 class DocumentNotInCase(UsageError):

@@ -166,6 +166,7 @@ class DecisionReason(StrEnum):
     review decision that replaced it."""
 
     NOT_STATED = "not_stated"
+    BLANK_IN_DOCUMENT = "blank_in_document"  # the document leaves a blank template ("____", "[●]")
     CONFLICTING = "conflicting"
     UNVERIFIED_CITATION = "unverified_citation"
     SCHEMA_VIOLATION = "schema_violation"

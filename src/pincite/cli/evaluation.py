@@ -333,6 +333,51 @@ def _echo_cuad_folds(fo: dict) -> None:
                        f"  low {c['wilson_low']:.3f}")
 
 
+@eval_app.command("tenders")
+def eval_tenders(
+    data: Annotated[Path | None, typer.Option("--data", help="A tender corpus folder with gold.json (default: examples/tenders-dev).")] = None,
+    schema: Annotated[Path | None, typer.Option("--schema", help="The tender schema (default: examples/tender/schema.yaml).")] = None,
+    folds: Annotated[int, typer.Option("--folds", help="Split the cases into K folds; the last is held out.")] = 2,
+    split: Annotated[str | None, typer.Option("--split", help="Run only the fit or the heldout part.")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Extract every tender case and count, per field, shown/flagged right and wrong, review
+    and abstained right/wrong, on the fit and the held-out cases side by side.
+
+    Example: pincite eval tenders --data examples/tenders-dev --json
+    """
+    from ..evals.tenders import KINDS, run_tenders
+
+    with errors():
+        result = run_tenders(data, schema_path=schema, folds=folds, split=split, store_url=store)
+    if json_:
+        emit(result)
+        return
+    parts = list(result["parts"])
+    short = ("sR", "sW", "fR", "fW", "rev", "aR", "aW")
+    typer.echo(f"tenders: {sum(len(v) for v in result['cases'].values())} cases, "
+               f"{result['documents']} documents (+{result['revisions']} revisions), "
+               f"{result['folds']} folds")
+    typer.echo(f"{'field':40} " + " | ".join(f"{p:^27}" for p in parts))
+    typer.echo(f"{'':40} " + " | ".join(" ".join(f"{s:>3}" for s in short) for _ in parts))
+    for name, by_part in result["fields"].items():
+        typer.echo(f"{name[:40]:40} " + " | ".join(
+            " ".join(f"{by_part[p][k]:3d}" for k in KINDS) for p in parts))
+    for p in parts:
+        f = result["parts"][p]
+        sp, sf, bl = f["show_precision"], f["shown_or_flagged_right"], f["blank_in_document"]
+        typer.echo(f"{p:8} stated {f['counts']['stated']:3d}  shown/flagged right {sf['k']}/{sf['n']}"
+                   f" = {_pct(sf)}  show P {_pct(sp)}  wrong shown/flagged "
+                   f"{f['wrong_shown_or_flagged']}  blank_in_document {bl['k']}/{bl['n']}")
+
+
+def _pct(r: dict[str, object]) -> str:
+    if r["rate"] is None:
+        return "-"
+    return f"{r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}]"
+
+
 @eval_app.command("strata")
 def eval_strata(
     data: Annotated[Path | None, typer.Option("--data", help="The shared data root (docling_testdata/, pdfplumber_edgecases/, pypdf_sample_files/, qpdf_damaged_pdfs/); without it, the generated documents only.")] = None,

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from ..vocab import FieldStatus, RecordFlag
+from .blanks import is_blank_value
 from .case import CaseDoc, fold
 from .records import Candidate, FieldRecord
 from .schema import FieldSpec
@@ -173,6 +174,13 @@ def clause_record(spec: FieldSpec, cands: list[Candidate], ident: dict[str, Any]
     ranked = sorted((sorted(xs, key=lambda x: (-x.score, x.reading_order())) for xs in groups.values()),
                     key=lambda xs: (-xs[0].score, xs[0].reading_order()))
     best = ranked[0][0]
+    if best.origin == "pattern" and is_blank_value(best.value):
+        # the value position the pattern reads ("made this ____ day of ______, 2013") is a
+        # blank: the document does not state it (`extract.decide`: blank_in_document)
+        return FieldRecord(field=spec.name, type=spec.type, value=None, status=FieldStatus.ABSENT,
+                           confidence=0.0, provenance=best.citations, extractor=ident,
+                           score=best.score, parts=dict(best.parts), value_span=best.value_span,
+                           hard=spec.hard)
     chosen = [ranked[0]]
     rest = []
     for xs in ranked[1:]:

@@ -2,11 +2,15 @@
 
 The order matters: absence, conflict and unverified citations are checked before
 confidence, because a confident record with a citation that does not resolve is worse
-than a hesitant one.
+than a hesitant one. An absent record that cites something cites a blank template
+("[●] euros", "__/__/20__", `extract.blanks`): the document does not state the value, and
+no value from elsewhere stands in for it.
 
 | in this order                                   | outcome  | reason                |
 |-------------------------------------------------|----------|-----------------------|
 | status absent and no provenance                 | ABSTAIN  | `not_stated`          |
+| status absent, its provenance (the blank the    | ABSTAIN  | `blank_in_document`   |
+| document leaves where the value goes) verified  |          |                       |
 | status conflicting                              | REVIEW   | `conflicting`         |
 | any citation not verified (or none for a value) | REVIEW   | `unverified_citation` |
 | a validation error (type, range, postcondition, | REVIEW   | `schema_violation`    |
@@ -54,6 +58,9 @@ def decide(r: FieldRecord, tau_show: float, tau_flag: float) -> Decision:
     """Return the outcome of one validated record under the thresholds."""
     if r.status == FieldStatus.ABSENT and not r.provenance:
         return Decision(Outcome.ABSTAIN, DecisionReason.NOT_STATED)
+    if (r.status == FieldStatus.ABSENT and r.value is None
+            and all(c.quote_verified for c in r.provenance)):
+        return Decision(Outcome.ABSTAIN, DecisionReason.BLANK_IN_DOCUMENT)
     if r.status == FieldStatus.CONFLICTING:
         return Decision(Outcome.REVIEW, DecisionReason.CONFLICTING)
     if (r.value is not None and not r.provenance) or not all(c.quote_verified for c in r.provenance):

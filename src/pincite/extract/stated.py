@@ -14,7 +14,8 @@ says the value. "The purchase price is 100 euros" verifies, and must not carry a
 | duration           | a duration equal to it (and of its day kind, business or natural,     |
 |                    | when the value names one), or its count beside its unit word          |
 | date               | a date (or date-time) on that day                                     |
-| datetime           | a date-time on that day and minute (a date alone when no time given)  |
+| datetime           | a date-time on that day and minute (a date alone when no time given), |
+|                    | or a date of that day with that time written after it                 |
 | text, entity,      | the value itself, in the comparison form of `cite.compare` (quote,     |
 | clause             | dash and space shapes folded) with case folded (`caseless_form`); a   |
 |                    | value joining several passages with " … " needs each passage in one   |
@@ -36,7 +37,7 @@ from typing import Any
 from ..cite.compare import caseless_form as fold  # cmp-2 with case folded
 from ..values import Value, find_values, parse_number_words
 from .clauses import CLAUSE_JOIN
-from .typed import duration_value
+from .typed import clock_times, duration_value
 
 CHECKED_TYPES = frozenset({"money", "percent", "number", "duration", "date", "datetime",
                            "text", "entity", "clause"})
@@ -117,7 +118,7 @@ def states(ftype: str, value: Any, quotes: str | Sequence[str], lang: str | None
 def _states_typed(ftype: str, value: Any, quote: str, lang: str | None) -> bool:
     found = _values(quote, lang)
     if ftype in ("date", "datetime"):
-        return _states_date(ftype, value, found)
+        return _states_date(ftype, value, found, quote)
     if ftype == "duration":
         return _states_duration(value, found, quote)
     target = _dec(value.get("amount") if ftype == "money" else
@@ -139,7 +140,7 @@ def _states_typed(ftype: str, value: Any, quote: str, lang: str | None) -> bool:
     return False
 
 
-def _states_date(ftype: str, value: Any, found: list[Value]) -> bool:
+def _states_date(ftype: str, value: Any, found: list[Value], quote: str = "") -> bool:
     day = value if ftype == "date" else value.get("date") if isinstance(value, dict) else None
     time = value.get("time") if ftype == "datetime" and isinstance(value, dict) else None
     if not isinstance(day, str):
@@ -149,7 +150,15 @@ def _states_date(ftype: str, value: Any, found: list[Value]) -> bool:
             continue
         if time is None or v.normalized[len(day):].startswith("T" + time):
             return True
+        if v.value_type == "date" and _time_after(quote, v.char_end, time):
+            return True  # "Date: 14/05/2026 Local time: 12:00": the time stands beside the date
     return False
+
+
+def _time_after(quote: str, end: int, time: str) -> bool:
+    """Return True when the time `HH:MM` is written within 40 characters of a date ending
+    at `end` ("p.m." applied: "2:00 p.m." states 14:00)."""
+    return any(t == time for _, _, t in clock_times(quote, max(0, end - 80), end + 40))
 
 
 def _states_duration(value: Any, found: list[Value], quote: str) -> bool:

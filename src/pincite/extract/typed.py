@@ -61,10 +61,23 @@ def duration_value(iso: str | None) -> dict[str, Any] | None:
     return {"value": json_number(m.group("tn")), "unit": TIME_UNITS[m.group("tu")]}
 
 
-def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
-    """Return (canonical value, shape fit) of a fact for a field type, or None."""
+# a negation folded into one of these kinds ("no inferior a", "not less than" → ge) states
+# a bound; the value itself is stated, not denied
+BOUND_KINDS = frozenset({"ge", "gt", "le", "lt", "excl_tax", "incl_tax"})
+
+
+def negated(fact: AtomicFact) -> bool:
+    """Return True when a negation denies the fact's value, not when it only turns a bound
+    ("not less than £4,000,000" states a minimum of £4,000,000)."""
+    return any(q.negated and q.kind not in BOUND_KINDS for q in fact.qualifiers)
+
+
+def fact_value(ftype: str, fact: AtomicFact, unit: str | None = None) -> tuple[Any, float] | None:
+    """Return (canonical value, shape fit) of a fact for a field type, or None; a number
+    field takes a duration in the unit it counts (`unit`), none when it counts things
+    (`count`), any when it does not say."""
     vt = fact.value_type
-    if fact.negated:
+    if negated(fact):
         return None
     num = _decimal(fact.normalized_value)
     if ftype == "money":
@@ -80,9 +93,9 @@ def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
     if ftype == "number":
         if vt == "number" and num is not None:
             return json_number(num), 1.0 if not fact.unit else 0.8
-        if vt == "duration":  # "treinta (30) días" for a count of days
+        if vt == "duration" and unit != "count":  # "treinta (30) días" for a count of days
             d = duration_value(fact.normalized_value)
-            return (d["value"], 0.7) if d else None
+            return (d["value"], 0.7) if d and unit in (None, d["unit"]) else None
         return None
     if ftype == "duration":
         if vt == "duration":
@@ -113,6 +126,27 @@ def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
             return {"date": v}, 0.6
         return None
     return None
+
+
+_CLOCK = re.compile(r"(?<![0-9:.])(?P<h>[01]?[0-9]|2[0-3])[:.](?P<m>[0-5][0-9])(?![0-9])"
+                    r"(?:\s*(?P<ap>[ap]\.?\s?m\.?(?!\w)|noon|midnight|mediod[ií]a))?", re.I)
+
+
+def clock_times(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int, str]]:
+    """Return the times of day written in `text[lo:hi]` as (start, end, "HH:MM"), with
+    "p.m." and "a.m." applied ("2:00 p.m." is 14:00; "12:00 noon" is 12:00); a time at
+    midnight is left out (it names the end of a day, not an hour of it)."""
+    out = []
+    for m in _CLOCK.finditer(text, lo, len(text) if hi is None else hi):
+        h, ap = int(m["h"]), (m["ap"] or "").lower().replace(".", "").replace(" ", "")
+        if ap == "midnight" or (ap in ("am", "pm") and not 1 <= h <= 12):
+            continue
+        if ap == "pm" and h < 12:
+            h += 12
+        elif ap == "am" and h == 12:
+            h = 0
+        out.append((m.start(), m.end(), f"{h:02d}:{m['m']}"))
+    return out
 
 
 def vat_of(text: str) -> str | None:

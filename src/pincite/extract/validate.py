@@ -4,7 +4,8 @@
 deterministic verifier (the model never sets `quote_verified`), then checks:
 - a non-null value without verified provenance is an error (`unverified_provenance`);
 - a value that none of its verified quotes states is an error (`value_not_in_quote`, the
-  rules of `extract.stated`);
+  rules of `extract.stated`); a fixed value of one of the field's `value_patterns` is
+  stated by a quote the pattern matches ("no se divide en lotes" states 1 lot);
 - the value has its type's canonical JSON shape (`type:<field type>`);
 - per-field ranges (`min`/`max`);
 - postconditions across fields (`guarantee.definitive <= 10`, dates in order, sums);
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -113,6 +115,15 @@ def cites_instruction(verifier: Verifier, c: Citation) -> bool:
     return False
 
 
+def pattern_states(spec: FieldSpec, value: Any, quotes: Sequence[str]) -> bool:
+    """Return True when a quote matches one of the field's value patterns whose fixed value
+    is `value`: the code re-derives the value from the quote by the same rule."""
+    for pattern, fixed in spec.value_patterns:
+        if fixed == value and any(re.search(pattern, q, re.I | re.S) for q in quotes):
+            return True
+    return False
+
+
 def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier) -> list[FieldRecord]:
     """Return the records with provenance re-verified and `validation_errors` set."""
     out = []
@@ -122,7 +133,8 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
         errors: list[str] = []
         if r.value is not None and (not prov or not all(c.quote_verified for c in prov)):
             errors.append("unverified_provenance")
-        elif r.value is not None and not states(spec.type, r.value, [c.quote for c in prov]):
+        elif r.value is not None and not states(spec.type, r.value, [c.quote for c in prov]) \
+                and not pattern_states(spec, r.value, [c.quote for c in prov]):
             errors.append(VALUE_NOT_IN_QUOTE)
         errors += value_errors(spec, r.value)
         if any(cites_instruction(verifier, c) for c in prov):

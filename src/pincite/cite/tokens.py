@@ -25,6 +25,7 @@ never inside "106", "not", "18,500", "10%" or "non-exclusive".
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 _HYPHENS = "-\u2010\u2011"
@@ -53,6 +54,7 @@ def _no_space(cp: int) -> bool:
     return any(a <= cp <= b for a, b in _NO_SPACE)
 
 
+@functools.lru_cache(maxsize=8192)  # a text's few hundred distinct characters, asked often
 def kind(ch: str) -> str:
     """Return the token class of `ch`: WORD, SOLO (a no-space script character), MARK
     (combining), CLEAR (a transparent format character) or OTHER."""

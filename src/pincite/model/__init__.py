@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from ..errors import InvalidCitation, UsageError
 from ..limits import ROW_ID_MAX, check_number
 from ..vocab import ComparisonForm, Role
@@ -255,26 +257,17 @@ class Geometry:
 
     def span_boxes(self, start: int, end: int) -> list[tuple[int, Box]]:
         """Return one union box per page for the characters in `[start, end)`."""
-        out: dict[int, list[float]] = {}
-        pages, f = self.pages, self.flat
-        for i in range(max(0, start), min(end, len(pages))):
-            p = pages[i]
-            if not p:
-                continue
-            k = 4 * i
-            cur = out.get(p)
-            if cur is None:
-                out[p] = [f[k], f[k + 1], f[k + 2], f[k + 3]]
-            else:
-                if f[k] < cur[0]:
-                    cur[0] = f[k]
-                if f[k + 1] < cur[1]:
-                    cur[1] = f[k + 1]
-                if f[k + 2] > cur[2]:
-                    cur[2] = f[k + 2]
-                if f[k + 3] > cur[3]:
-                    cur[3] = f[k + 3]
-        return [(p, (b[0], b[1], b[2], b[3])) for p, b in sorted(out.items())]
+        lo, hi = max(0, start), min(end, len(self.pages))
+        if hi <= lo:
+            return []
+        pages = np.frombuffer(self.pages, dtype=np.uint16, count=hi, offset=0)[lo:hi]
+        boxes = np.frombuffer(self.flat, dtype=np.float32, count=4 * hi).reshape(-1, 4)[lo:hi]
+        out = []
+        for p in np.unique(pages[pages > 0]).tolist():
+            sel = boxes[pages == p]
+            out.append((p, (float(sel[:, 0].min()), float(sel[:, 1].min()),
+                            float(sel[:, 2].max()), float(sel[:, 3].max()))))
+        return out
 
 
 @dataclass(frozen=True, slots=True)

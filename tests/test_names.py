@@ -9,13 +9,15 @@ characters, no space but U+0020. Legitimate names in any script are accepted.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 import pytest
 
 from pincite.errors import UsageError
 from pincite.extract.typed import is_valid
-from pincite.model import Principal, check_name, check_source_id, parse_acl_entry
+from pincite.model import Principal, parse_acl_entry
+from pincite.model.names import check_name, check_source_id
 from pincite.store.sqlite.index_sql import lex_table
 from tests.commands import invoke
 
@@ -49,7 +51,13 @@ REFUSED = {
     "lone surrogate": "an\udcffa",
     "decomposed (NFD)": "Mu\u0308ller",
 }
-LEGITIMATE = ["Müller", "José", "北京", "Ελένη", "Анна", "محمد", "नमस्ते", "ana.b-c_1", "x"]
+LEGITIMATE = ["Müller", "José", "北京", "Ελένη", "Анна", "محمد", "नमस्ते", "ana.b-c_1", "x",
+              "東京タワー", "서울", "ventas-москва", "İstanbul", "Straße"]
+# Words that mix the letters of two scripts, each a look-alike of a one-script name.
+MIXED_SCRIPT = {"Cyrillic a in paypal": ("p\u0430ypal", "U+0430 is CYRILLIC"),
+                "Greek omicron in root": ("r\u03bfot", "U+03BF is GREEK"),
+                "Latin o in a Cyrillic word": ("\u0434\u043eo\u0440", "U+006F is LATIN"),
+                "fullwidth t": ("\uff54est", "U+0065 is LATIN")}
 
 
 @pytest.mark.parametrize("value", REFUSED.values(), ids=REFUSED.keys())
@@ -73,6 +81,16 @@ def test_principals_acl_entries_and_source_ids_refuse_them_too(value):
         parse_acl_entry(f"group:{value}")
     with pytest.raises(UsageError, match="invalid source id"):
         check_source_id(f"dir/{value}.pdf")
+
+
+@pytest.mark.parametrize("value,odd", MIXED_SCRIPT.values(), ids=MIXED_SCRIPT.keys())
+def test_a_word_mixing_the_letters_of_two_scripts_is_refused(value, odd):
+    with pytest.raises(UsageError, match=r"mixes .* letters in one word \(" + re.escape(odd)):
+        check_name("group", value)
+    with pytest.raises(UsageError, match="invalid source id"):
+        check_source_id(f"contracts/{value}.pdf")
+    with pytest.raises(UsageError):
+        Principal.parse(f"acme:{value}")
 
 
 def test_messages_escape_what_they_refuse_and_say_the_nfc_spelling():

@@ -6,9 +6,11 @@ not exceptions. Only broken inputs and broken invariants raise.
     PinciteError                      code, HTTP status, a message that says what to do
     ├── UsageError (400)              a malformed argument: principal, ACL entry, locator, JSON
     │   ├── InvalidCitation (400)     a provenance entry that is not shaped like one
+    │   ├── EmptyQuote (400)          a quote to cite or verify that holds nothing but space
     │   ├── InvalidSchema (400)       an extraction schema file that does not validate
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
+    │   ├── InvalidGold (400)         an evaluation's gold file that does not validate
     │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
     │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
     ├── Forbidden (403)               visible to this principal, but not its to change
@@ -73,6 +75,17 @@ class InvalidCitation(UsageError):
     code = "invalid_citation"
 
 
+class EmptyQuote(UsageError):
+    """A quote given to `cite` or `verify` is empty or whitespace only (in the comparison
+    form: soft hyphens and zero-width characters count as nothing)."""
+
+    code = "empty_quote"
+
+    def __init__(self, where: str = "") -> None:
+        super().__init__(f"the quote{where} is empty or only whitespace: give the words of the "
+                         "document to cite (a quote is never verified by holding nothing)")
+
+
 class InvalidSchema(UsageError):
     """An extraction schema file is malformed; the message names the file and the path."""
 
@@ -94,6 +107,13 @@ class InvalidCorrection(UsageError):
     range, postconditions); the message names the field, the failed checks and the shape."""
 
     code = "invalid_correction"
+
+
+class InvalidGold(UsageError):
+    """An evaluation's gold file is malformed (a document outside its folder, a field the
+    schema lacks, a value of the wrong shape); the message names the file and the entry."""
+
+    code = "invalid_gold"
 
 
 class DocumentNotInCase(UsageError):
@@ -173,9 +193,10 @@ class QuoteNotFound(PinciteError):
     code = "quote_not_found"
     status = 404
 
-    def __init__(self, doc_id: str, quote: str) -> None:
+    def __init__(self, doc_id: str, quote: str, why: str = "") -> None:
         short = quote if len(quote) <= 80 else quote[:77] + "..."
         super().__init__(
+            f"quote {short!r} {why}" if why else
             f"quote {short!r} is not in the text layer of {doc_id}; "
             "check the wording or cite a shorter passage"
         )

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cite.compare import check_version, comparison_form
 from .cite.resolve import administered_source, resolve_doc, visible_quarantine, visible_source
 from .cite.verifier import Verifier
-from .errors import NotFound, UsageError
+from .errors import EmptyQuote, NotFound, PinciteError, UsageError
 from .extract.records import records_json
 from .limits import Limits, OcrSettings, load_json
 from .model import (
@@ -19,9 +21,9 @@ from .model import (
     Revision,
     Source,
     TextLayer,
-    check_source_id,
     parse_acl_entry,
 )
+from .model.names import check_source_id
 from .review.calibration import ThresholdRow, format_table, seed_worked_example
 from .sources.acquire import walk_inputs
 from .sources.ingest import Ingestor, IngestResult, reparse_revision
@@ -79,6 +81,11 @@ class Library:
     def close(self) -> None:
         """Close the store connection."""
         self.store.close()
+
+    def damage(self, exc: BaseException) -> PinciteError | None:
+        """Return the typed error a backend exception stands for when it says the store is
+        damaged, else None (the CLI and the service turn it into a clean message)."""
+        return self.store.damage(exc)
 
     def __enter__(self) -> Library:
         return self
@@ -194,12 +201,24 @@ class Library:
         """Return a verifier acting as `principal` (it caches per revision)."""
         return Verifier(self.store, principal)
 
-    def cite(self, principal: Principal, doc: str, quote: str) -> Citation:
-        """Return the verified citation of `quote` in `doc`."""
-        return self.verifier(principal).cite(doc, quote)
+    def cite(self, principal: Principal, doc: str, quote: str, *, occurrence: int | None = None,
+             locator: str | None = None) -> Citation:
+        """Return the verified citation of `quote` in `doc` (see `Verifier.cite`: every
+        occurrence listed, `ambiguous` unless `occurrence` or `locator` picks one)."""
+        return self.verifier(principal).cite(doc, quote, occurrence=occurrence, locator=locator)
 
-    def verify(self, principal: Principal, entries: Iterable[Citation]) -> list[Citation]:
-        """Return each provenance entry with its verification outcome."""
+    def verify(self, principal: Principal, entries: Iterable[Citation], *,
+               form: str | None = None) -> list[Citation]:
+        """Return each provenance entry with its verification outcome; with `form`, compare
+        every quote in that comparison form whatever the entry records (an explicit
+        re-verification of old `cmp-1` entries). Raises EmptyQuote for an entry whose quote
+        holds nothing, naming it, before verifying any."""
+        entries = list(entries)
+        if form is not None:
+            entries = [replace(c, comparison=check_version(form).value) for c in entries]
+        for i, c in enumerate(entries, 1):
+            if not comparison_form(c.quote, c.comparison):
+                raise EmptyQuote(f" of entry {i} ({c.doc_id[:80]}, chars {c.char_start}-{c.char_end})")
         return self.verifier(principal).verify_all(entries)
 
     # ---- administration -------------------------------------------------------------

@@ -75,6 +75,8 @@ class Limits:
     max_sheet_rows: int = 1_000_000
     max_sheet_cols: int = 16_384
     max_html_depth: int = 512
+    max_form_fields: int = 10_000  # AcroForm fields of a PDF
+    max_field_chars: int = 100_000  # characters of one form field's value
     parse_seconds: float = 120.0
     parse_cpu_seconds: int = 300
     parse_memory_bytes: int = 3 * 1024 * 1024 * 1024

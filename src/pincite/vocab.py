@@ -46,6 +46,7 @@ class ElementKind(StrEnum):
     CLAUSE = "clause"
     TABLE = "table"
     CELL = "cell"
+    FIELD = "field"  # a form field's value (locator `field NAME`)
 
 
 class VerifyReason(StrEnum):
@@ -58,6 +59,26 @@ class VerifyReason(StrEnum):
     LOCATOR_MISMATCH = "locator_mismatch"
     UNKNOWN_DOCUMENT = "unknown_document"
     SOURCE_DELETED = "source_deleted"
+    EMPTY_QUOTE = "empty_quote"          # the quote holds nothing to compare
+    CUT_INSIDE_WORD = "cut_inside_word"  # the span starts or ends inside a token of the layer
+    GEOMETRY_MISMATCH = "geometry_mismatch"  # page, bbox or boxes are not the span's
+
+
+class ComparisonForm(StrEnum):
+    """The versions of the comparison form a citation's quote is compared in
+    (`cite.compare`); a citation that names none was made under `cmp-1`."""
+
+    CMP_1 = "cmp-1"  # NFKC + casefold: superseded, kept so old citations verify as they did
+    CMP_2 = "cmp-2"  # a documented safe set of folds, case kept
+
+
+class CiteNote(StrEnum):
+    """How `cite` found a quote, when not as written (each a JSON flag of the citation)."""
+
+    EXTENDED = "extended"          # the quote stopped inside a word: the span runs to its end
+    AMBIGUOUS = "ambiguous"        # the quote occurs more than once and none was chosen
+    CASE_DIFFERS = "case_differs"  # found only ignoring case; the quote is the document's
+    RESPACED = "respaced"          # found only without the quote's spaces inside a word
 
 
 VERIFIED_REASONS = frozenset({VerifyReason.OK, VerifyReason.SUPERSEDED})
@@ -143,6 +164,9 @@ class RecordFlag(StrEnum):
 
     HIDDEN_TEXT = "hidden_text"  # the cited passage is text a reader of the document does not see
     OCR = "ocr"  # the cited passage was read from a page image (the entry has `ocr_confidence`)
+    # a clause field with patterns whose passage matched none of them: its only link to the
+    # field is a common trigger word ("Agreement"), so it is at best FLAG
+    TERM_ONLY = "term_only"
 
 
 class FieldStatus(StrEnum):
@@ -171,6 +195,7 @@ class DecisionReason(StrEnum):
     review decision that replaced it."""
 
     NOT_STATED = "not_stated"
+    BLANK_IN_DOCUMENT = "blank_in_document"  # the document leaves a blank template ("____", "[●]")
     CONFLICTING = "conflicting"
     UNVERIFIED_CITATION = "unverified_citation"
     SCHEMA_VIOLATION = "schema_violation"
@@ -179,6 +204,8 @@ class DecisionReason(StrEnum):
     LOW_CONFIDENCE = "low_confidence"
     HIDDEN_TEXT = "hidden_text"  # confident, but it rests on hidden text: at best FLAG
     LOW_OCR_CONFIDENCE = "low_ocr_confidence"  # it rests on OCR words read with low confidence
+    TERM_ONLY = "term_only"  # confident, but only a trigger word links it: at best FLAG
+    PASSAGE_CHANGED = "passage_changed"  # a review decision rested on words a new revision lost
     REVIEWER_ACCEPTED = "reviewer_accepted"      # after a review decision (`review.decisions`)
     REVIEWER_CORRECTED = "reviewer_corrected"
     REVIEWER_NOT_STATED = "reviewer_not_stated"
@@ -193,6 +220,7 @@ class ReviewReason(StrEnum):
     UNVERIFIED_CITATION = "unverified_citation"
     SCHEMA_VIOLATION = "schema_violation"
     LOW_OCR_CONFIDENCE = "low_ocr_confidence"
+    PASSAGE_CHANGED = "passage_changed"
     SAMPLE_AUDIT = "sample_audit"
 
 

@@ -65,7 +65,10 @@ def test_ingest_json_contract_and_cite_verify_round_trip(tmp_path):
                    "--quote", "governed by the laws of France", "--json")
     assert cited.returncode == 1  # one quote missing
     first, second = [json.loads(x) for x in cited.stdout.splitlines()]
-    assert second == {"quote": "governed by the laws of France", "error": "not_found"}
+    assert second == {"quote": "governed by the laws of France", "error": "not_found",
+                      "message": "quote 'governed by the laws of France' is not in the text "
+                                 "layer of terms.md@r1; check the wording or cite a shorter "
+                                 "passage"}
     assert first["quote_verified"] is True and first["locator"] == "clause 2.1"
     cfile = tmp_path / "c.json"
     cfile.write_text(json.dumps({"records": [{"provenance": [first]}]}))
@@ -73,7 +76,7 @@ def test_ingest_json_contract_and_cite_verify_round_trip(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout) == {"doc_id": "terms.md@r1", "char_start": first["char_start"],
                                      "char_end": first["char_end"], "quote_verified": True,
-                                     "verify_reason": "ok"}
+                                     "verify_reason": "ok", "comparison": "cmp-2"}
     # another tenant: not found, no hint that it exists
     other = invoke("verify", str(cfile), "--as", "evil:ana:legal", "--json", store=store)
     assert other.returncode == 1

@@ -108,6 +108,17 @@ def test_verify_refuses_deep_json_without_recursing(queue_store, tmp_path):
                   *AS, store=queue_store))
 
 
+def test_input_files_that_are_not_utf8_are_one_line_errors(queue_store, tmp_path):
+    """Found by the acceptance suite: `verify` and `index diff --queries` read their file as
+    UTF-8 and a UTF-16 file ended in a UnicodeDecodeError traceback."""
+    bad = tmp_path / "utf16.json"
+    bad.write_bytes(b"\xff\xfe" + json.dumps({"doc_id": "doc.md"}).encode("utf-16-le"))
+    assert "is not UTF-8 text" in _clean(invoke("verify", str(bad), *AS, store=queue_store))
+    line = _clean(invoke("index", "diff", "g000001", "g000002", "--queries", str(bad), *AS,
+                         store=queue_store))
+    assert "is not UTF-8 text" in line
+
+
 def _damage(store: Path, start: int, end: int) -> None:
     db = store / "pincite.db"
     data = bytearray(db.read_bytes())
@@ -135,3 +146,18 @@ def test_fsck_reports_a_damaged_database_as_damage(tmp_path, where):
     assert all("\n" not in line for line in report["damage"])
     # a damaged database never lets fsck judge blobs unreferenced and delete them
     assert sorted(p for p in (store / "blobs").rglob("*") if p.is_file()) == blobs
+
+
+def test_a_query_meeting_a_damaged_page_is_a_clean_error_naming_the_database(tmp_path):
+    store = tmp_path / "s"
+    doc = tmp_path / "fee.txt"
+    doc.write_text("The fee is 100 euros, payable within 30 days of the invoice.")
+    assert invoke("ingest", str(doc), "--tenant", "t", store=store).returncode == 0
+    _damage(store, 8192, 20480)
+    for args in (["sources"], ["show", "fee.txt"], ["search", "fee"], ["ask", "What is the fee?"],
+                 ["review", "list"]):
+        res = invoke(*args, "--as", "t:u", store=store)
+        assert res.returncode == 1, (args, res.stdout, res.stderr)
+        assert "Traceback" not in res.stderr + res.stdout
+        assert f"the database {store / 'pincite.db'} is damaged" in res.stderr
+        assert "run `pincite fsck`" in res.stderr

@@ -1,5 +1,5 @@
 """The ICDAR 2013 table evaluation: adjacency relations over spanning cells, and its JSON
-on two real documents of the dev split."""
+on two real documents of the dev split and their turned copies."""
 
 from __future__ import annotations
 
@@ -40,3 +40,7 @@ def test_icdar_eval_json_shape(tmp_path: Path) -> None:
             assert 0.0 <= sys_[key] <= 1.0
     assert result["systems"]["pincite"]["detection_recall"] == 1.0
     assert result["systems"]["pincite"]["f1"] >= 0.9
+    for row in ("rotate90", "rotate90_turned"):  # the same pages turned: the same tables
+        assert result["rows"][row]["pincite"]["detection_recall"] == 1.0
+        assert result["rows"][row]["pincite"]["f1"] == result["systems"]["pincite"]["f1"]
+        assert 0.0 <= result["rows"][row]["pdfplumber"]["f1"] <= 1.0

@@ -162,8 +162,8 @@ def test_misquote_unknown_document_and_short_quote_go_to_review(case_store, sche
     """Proves: a quote the named document does not hold (a changed number), a quote naming
     a document outside the case, and a quote too short to be evidence each keep an entry
     that fails verification, so the field is REVIEW (`unverified_citation`) and never
-    SHOW, however confident the model says it is. Does not prove the located quote of a
-    shown field supports its value (code checks the quote exists, not what it means)."""
+    SHOW, however confident the model says it is. (That a located quote states its value
+    is the next test.)"""
     misquote = {"value": 60, "status": "present", "confidence": 0.99,
                 "quotes": [{"doc_id": DOC, "quote": "en el plazo de sesenta (60) días"}]}
     elsewhere = {"value": {"percent": 5}, "status": "present", "confidence": 0.99,
@@ -187,6 +187,28 @@ def test_misquote_unknown_document_and_short_quote_go_to_review(case_store, sche
     r = recs["payment.term_days"]
     assert r.outcome == "review"
     assert sorted(c.quote_verified for c in r.provenance) == [False, True]
+
+
+def test_a_value_its_verified_quote_does_not_state_is_review_never_show(case_store, schema):
+    """Proves: a quote that verifies but states another value (the model answers 60 days
+    and 50 % beside quotes saying 30 days and 5 %; a text value not in its quote) is
+    REVIEW with `value_not_in_quote`, however confident; the right answers still SHOW."""
+    wrong = {
+        "payment_term_days": {**RIGHT["payment.term_days"], "value": 60, "confidence": 0.99},
+        "guarantee_definitive": {**RIGHT["guarantee.definitive"], "value": {"percent": 50},
+                                 "confidence": 0.99},
+        "object": {**RIGHT["object"], "value": "el servicio de seguridad", "confidence": 0.99}}
+    with ScriptedChatServer(answers(**wrong)) as server:
+        recs, _ = extract(case_store, schema, server)
+    for name in ("payment.term_days", "guarantee.definitive", "object"):
+        r = recs[name]
+        assert all(c.quote_verified for c in r.provenance) and r.provenance, name
+        assert "value_not_in_quote" in r.validation_errors, (name, r.validation_errors)
+        assert (r.outcome, r.reason) == ("review", "schema_violation"), name
+    with ScriptedChatServer(right) as server:
+        recs, _ = extract(case_store, schema, server)
+    assert recs["payment.term_days"].outcome == "show"
+    assert all("value_not_in_quote" not in r.validation_errors for r in recs.values())
 
 
 def test_bad_output_is_recorded_for_review_and_the_run_completes(case_store, schema):

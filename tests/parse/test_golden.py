@@ -25,8 +25,10 @@ from tests.corpus import EXAMPLES, ROOT
 from tests.golden import REGEN_ENV, check_golden, golden_text, regen_requested
 
 GOLDEN = Path(__file__).parent / "golden"
+# examples/tenders-dev/ is an evaluation set (`pincite eval tenders`), not the example corpus
 DOCUMENTS = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*")
-                   if p.suffix.lower() in (".pdf", ".docx", ".xlsx", ".html", ".md", ".csv", ".txt"))
+                   if p.suffix.lower() in (".pdf", ".docx", ".xlsx", ".html", ".md", ".csv", ".txt")
+                   and not p.relative_to(EXAMPLES).as_posix().startswith("tenders-dev/"))
 
 
 def layer_summary(relative: str) -> dict[str, Any]:

@@ -180,33 +180,35 @@ def test_table_continued_on_next_page_is_one_table_with_one_header() -> None:
 
 
 def test_unruled_table_with_wrapped_labels() -> None:
-    lines = [("Carbon dioxide", "100 000", "-"), ("Chlorine and inorganic", "10 000", "-"),
-             ("compounds (as HCl)", None, None), ("Methane", "5 000", "200"),
-             ("Non-methane volatile organic", None, None), ("compounds (NMVOC)", "100 000", "-"),
-             ("Sulphur oxides", "150 000", "20")]
+    """Class: an unruled table whose row labels wrap onto a second line, the values on the
+    label's first line (the next line starts in small letters) or on its last (the first
+    line stops mid-phrase, "… from the")."""
+    lines = [("Office cleaning", "1 200", "-"), ("Maintenance and repair of", "400", "12"),
+             ("lifts and escalators", None, None), ("Security", "5 000", "200"),
+             ("Removal of waste from the", None, None), ("municipal depots", "150", "24"),
+             ("Gardening", "300", "20")]
 
     def draw(c: canvas.Canvas) -> None:
         y = _prose(c, H - 72)
         c.setFont("Helvetica-Bold", 9)
-        for x, text in ((72, "Substance"), (300, "Air (kg)"), (380, "Water (kg)")):
+        for x, text in ((72, "Service"), (300, "Hours"), (380, "Visits")):
             c.drawString(x, y, text)
         y -= 14
         c.setFont("Helvetica", 9)
-        for label, air, water in lines:
+        for label, hours, visits in lines:
             c.drawString(72, y, label)
-            if air:
-                c.drawRightString(340, y, air)
-                c.drawRightString(420, y, water or "")
+            if hours:
+                c.drawRightString(340, y, hours)
+                c.drawRightString(420, y, visits or "")
             y -= 11
         _prose(c, y - 10)
 
     layer = _parse(_pdf(draw))
     [(_, cells)] = _tables(layer)
     assert _grid(layer, cells) == [
-        ["Substance", "Air (kg)", "Water (kg)"], ["Carbon dioxide", "100 000", "-"],
-        ["Chlorine and inorganic compounds (as HCl)", "10 000", "-"], ["Methane", "5 000", "200"],
-        ["Non-methane volatile organic compounds (NMVOC)", "100 000", "-"],
-        ["Sulphur oxides", "150 000", "20"]]
+        ["Service", "Hours", "Visits"], ["Office cleaning", "1 200", "-"],
+        ["Maintenance and repair of lifts and escalators", "400", "12"], ["Security", "5 000", "200"],
+        ["Removal of waste from the municipal depots", "150", "24"], ["Gardening", "300", "20"]]
 
 
 def test_table_in_one_column_of_a_two_column_page() -> None:

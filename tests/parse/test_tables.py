@@ -262,7 +262,7 @@ def test_html_th_scope_rowspan_colspan() -> None:
     </tbody></table>"""
     layer = parse("html", page)
     check_cells(layer)
-    assert layer.layer_id == "html@2"
+    assert layer.layer_id == "html@3"
     assert by_locator(layer, "table 1 / Revenue > Services / FY2024 > Actual") == "44.8"
     assert by_locator(layer, "table 1 / Revenue > Product / FY2024 > Budget") == "55"
     assert by_locator(layer, "table 1 / Revenue > Services / FY2023 > Actual") == "41"

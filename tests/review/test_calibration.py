@@ -9,8 +9,10 @@ from fractions import Fraction
 
 import pytest
 
+from pincite.extract.deterministic import DeterministicExtractor
 from pincite.extract.run import run_extraction
 from pincite.extract.schema import load_schema
+from pincite.model import extractor_key
 from pincite.review.calibration import (
     EDGES,
     MIN_LABELS,
@@ -149,22 +151,35 @@ def test_calibrated_thresholds_switch_on_at_the_minimum_label_count(tmp_path):
     assert conf < 0.95
     first = next(r for r in before.records if r.field == spec.name)
     assert first.outcome == "review" and first.thresholds["source"] == "schema"
-    few = [LabelRow(field=spec.name, extractor_version="1.0", confidence=conf, accepted=True,
+    key = extractor_key(DeterministicExtractor().identity("run"))  # "1.0/rules-1"
+    few = [LabelRow(field=spec.name, extractor_version=key, confidence=conf, accepted=True,
                     decided_at="2026-03-01T10:00:00+00:00")] * (MIN_LABELS - 1)
     store.add_review_labels("demo", few)
     th = calibrated_thresholds(store, "demo", schema)
-    assert th(spec, "1.0") == (0.99, 0.99, "schema")
+    assert th(spec, key) == (0.99, 0.99, "schema")
     store.add_review_labels("demo", few[:1])
     th = calibrated_thresholds(store, "demo", schema)
     # 30 labels, all accepted, all in the bin of `conf`: shown from that bin's lower edge
     edge = max(e for e in EDGES[:-1] if e <= conf)
-    assert th(spec, "1.0") == (edge, edge, "calibrated")
-    assert th(spec, "2.0")[2] == "schema"  # per extractor version
+    assert th(spec, key) == (edge, edge, "calibrated")
+    assert th(spec, "2.0/rules-1")[2] == "schema"  # per extractor version
+    assert th(spec, "1.0/rules-2")[2] == "schema"  # … and rule set
     res = run_extraction(store, ANA, schema, TENDER_DOCS, route=False, thresholds=th, persist=False)
     rec = next(r for r in res.records if r.field == spec.name)
     assert rec.thresholds["source"] == "calibrated" and rec.confidence_state == "calibrated"
     assert rec.outcome == "show"  # where the schema's thresholds said review
     lib.close()
+
+
+def test_calibration_is_keyed_by_model_and_prompt_of_a_model_backed_extractor():
+    from pincite.extract.model_adapter import ModelExtractor
+    a = ModelExtractor("http://127.0.0.1:9/v1", "model-a")
+    b = ModelExtractor("http://127.0.0.1:9/v1", "model-b")
+    ka, kb = extractor_key(a.identity("r")), extractor_key(b.identity("r"))
+    assert ka == f"{a.version}/model-a/{a.prompt_version}" and ka != kb
+    b.prompt_version = "ext-model-99"
+    assert extractor_key(b.identity("r")) == f"{b.version}/model-b/ext-model-99"
+    assert extractor_key({"version": "1.0"}) == "1.0"
 
 
 def test_reliability_diagram_png_and_svg_and_cli(tmp_path):

@@ -1,6 +1,6 @@
 """A reviewer's correction passes the checks an extracted value passes (issue 14, class
-13): the field's type, its range and the schema's postconditions; otherwise it is refused
-and nothing is stored."""
+13): the field's type, its range, the schema's postconditions and that its quote states it;
+otherwise it is refused and nothing is stored."""
 
 from __future__ import annotations
 
@@ -30,15 +30,16 @@ def _library(tmp_path: Path):
         "postconditions:\n", f"postconditions:\n  - check: {COUNT} <= 5\n"
         "    message: at most five similar contracts\n", 1)
     path.write_text(text, encoding="utf-8")
-    run_extraction(lib.store, ANA, load_schema(path), TENDER_DOCS, route=False)
+    # the count is stated three times and SHOWn at confidence 1.0: queue it as an audit
+    run_extraction(lib.store, ANA, load_schema(path), TENDER_DOCS, route=False,
+                   audit=lambda q: q.field == COUNT)
     return lib
 
 
 def _claim(q: ReviewQueue, field: str) -> tuple[dict, str]:
     it = q.next(field=field)
     assert it is not None and it["field"] == field, field
-    words = it["evidence"][0]["quote"].split()
-    return it, " ".join(words[: min(6, len(words))])
+    return it, it["evidence"][0]["quote"]
 
 
 def test_a_correction_that_fails_type_range_or_postcondition_is_refused(tmp_path):
@@ -57,12 +58,31 @@ def test_a_correction_that_fails_type_range_or_postcondition_is_refused(tmp_path
         assert lib.store.field_record("demo", it["case_id"], field) == before
         assert q.item(it["id"])["state"] == "open"  # still claimed, not decided
         q.release(it["id"])
-    good = {MONEY: {"amount": 250000.0, "currency": "EUR"}, PERCENT: {"percent": 5}, COUNT: 3}
-    for field, value in good.items():
+    for field in (MONEY, PERCENT, COUNT):
         it, quote = _claim(q, field)
+        value = it["candidate"]["value"]  # what the quote states
         q.decide(it["id"], "correct", value=value, quote=quote)
         rec = lib.store.field_record("demo", it["case_id"], field)
         assert rec["value"] == value and rec["reason"] == "reviewer_corrected"
+    lib.close()
+
+
+def test_a_correction_its_quote_does_not_state_is_refused(tmp_path):
+    """The model-backed extractor once SHOWed 999,999 beside "The purchase price is 100
+    euros"; a reviewer's correction passes the same value-in-quote check."""
+    lib = _library(tmp_path)
+    q = ReviewQueue(lib.store, ANA)
+    it, quote = _claim(q, MONEY)
+    stated = it["candidate"]["value"]
+    assert stated["amount"] > 0 and f"{stated['amount']:,}".replace(",", ".") in quote
+    before = lib.store.field_record("demo", it["case_id"], MONEY)
+    for wrong in ({**stated, "amount": 999999}, {**stated, "currency": "USD"}):
+        with pytest.raises(InvalidCorrection, match="value_not_in_quote") as err:
+            q.decide(it["id"], "correct", value=wrong, quote=quote)
+        assert "--quote" in err.value.message
+    assert lib.store.field_record("demo", it["case_id"], MONEY) == before
+    q.decide(it["id"], "correct", value=stated, quote=quote)
+    assert lib.store.field_record("demo", it["case_id"], MONEY)["value"] == stated
     lib.close()
 
 

@@ -99,8 +99,7 @@ def test_decisions_close_the_loop_on_the_tender(tmp_path):
     with pytest.raises(QuoteNotFound):
         q.decide(it["id"], "correct", value={"x": 1}, quote="words that appear nowhere at all")
     ev = it["evidence"][0]
-    words = ev["quote"].split()
-    quote = " ".join(words[: min(6, len(words))])
+    quote = ev["quote"]  # it states the value (a correction's quote must: `extract.stated`)
     with pytest.raises(InvalidCorrection):  # not the shape of the field's type
         q.decide(it["id"], "correct", value={"corrected": True}, quote=quote)
     good = valid_value(it)
@@ -124,7 +123,7 @@ def test_decisions_close_the_loop_on_the_tender(tmp_path):
     assert out["label"]["not_stated"]
     assert lib.store.field_record("demo", it["case_id"], it["field"])["outcome"] == "abstain"
     labels = lib.store.review_labels("demo")
-    assert len(labels) == 4 and {lb["extractor_version"] for lb in labels} == {"1.0"}
+    assert len(labels) == 4 and {lb["extractor_version"] for lb in labels} == {"1.0/rules-1"}
     lib.close()
 
 

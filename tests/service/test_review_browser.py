@@ -133,7 +133,7 @@ def test_claim_see_highlight_correct_and_calibration_changes(served, tmp_path):
                             clip={"x": 0, "y": 0, "width": 1400, "height": 1250})
 
         # correct it: c opens the form, q takes the selected words as the quote
-        quote = " ".join(entry["quote"].split()[:5])
+        quote = " ".join(entry["quote"].split())  # the words that state the value
         page.keyboard.press("c")
         good = valid_value(item)  # a value of the field's type (class 13: checked)
         page.fill("#correct-value", json.dumps(good))

@@ -79,5 +79,10 @@ def library(store: str | None, *, create: bool = False) -> Iterator[Library]:
         lib = open_library(store_url(store), create=create)
         try:
             yield lib
+        except Exception as exc:
+            damaged = lib.damage(exc)
+            if damaged is None:
+                raise
+            raise damaged from exc
         finally:
             lib.close()

@@ -1,16 +1,16 @@
 """Document commands: `ingest`, `reparse`, `acl`, `sources`, `show`, `tables`, `facts`,
-`fsck`, `cite` and `verify`. Heavy modules load inside the commands."""
+`fsck`, and (from `citing`) `cite` and `verify`. Heavy modules load inside the commands."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ..vocab import IngestStatus
+from .citing import cite, verify
 from .context import emit, errors, library, out, principal, store_url
 from .options import (
     AsOpt,
@@ -346,117 +346,4 @@ def fsck(
             typer.echo(f"reclaimed {line}")
         typer.echo("ok" if report["ok"] else "damaged")
     if not report["ok"]:
-        raise typer.Exit(1)
-
-
-# ---- citations ---------------------------------------------------------------------------
-
-
-def cite(
-    doc: Annotated[str, typer.Argument(help="SOURCE_ID or SOURCE_ID@REVISION.")],
-    quote: Annotated[list[str] | None, typer.Option("--quote", help="Text to cite (repeatable).")] = None,
-    quotes: Annotated[Path | None, typer.Option("--quotes", help="File with one JSON string per line.")] = None,
-    as_: AsOpt = None,
-    json_: JsonOpt = False,
-    store: StoreOpt = None,
-) -> None:
-    """Find quotes in a document and print verified provenance entries; exit 1 if one is missing.
-
-    Example: pincite cite tender.pdf --quote "450.000 €" --json
-    """
-    from ..errors import QuoteNotFound, UsageError
-    from ..library import load_json
-
-    wanted = list(quote or [])
-    with library(store) as lib:
-        if quotes is not None:
-            with errors():
-                try:
-                    for line in quotes.read_text(encoding="utf-8").splitlines():
-                        if line.strip():
-                            q = load_json(line, f"{quotes}")
-                            if not isinstance(q, str):
-                                raise ValueError
-                            wanted.append(q)
-                except (OSError, ValueError, UsageError):
-                    raise UsageError(f"{quotes}: expected one JSON string per line") from None
-        if not wanted:
-            with errors():
-                raise UsageError("give --quote TEXT or --quotes FILE")
-        ver = lib.verifier(principal(as_))
-        missing = 0
-        for q in wanted:
-            try:
-                c = ver.cite(doc, q)
-            except QuoteNotFound:
-                missing += 1
-                if json_:
-                    emit({"quote": q, "error": "not_found"})
-                else:
-                    typer.echo(f"not found: {q!r}", err=True)
-                continue
-            if json_:
-                emit(c.to_dict())
-            else:
-                where = f"page {c.page}, " if c.page else ""
-                typer.echo(f"{c.doc_id} {c.locator} ({where}chars {c.char_start}-{c.char_end}) "
-                           f"{'verified' if c.quote_verified else 'NOT verified'}: {c.quote!r}")
-        if missing:
-            raise typer.Exit(1)
-
-
-def _entries(obj: Any) -> Iterator[Any]:
-    """Yield every provenance entry inside a JSON value."""
-    if isinstance(obj, list):
-        for x in obj:
-            yield from _entries(x)
-    elif isinstance(obj, dict):
-        if "doc_id" in obj and "quote" in obj:
-            yield obj
-            return
-        for k, v in obj.items():
-            if k == "provenance" and isinstance(v, list):
-                yield from v
-            elif isinstance(v, dict | list):
-                yield from _entries(v)
-
-
-def verify(
-    file: Annotated[Path, typer.Argument(help="JSON: an entry, a list, or objects with provenance lists ('-' = stdin).")],
-    as_: AsOpt = None,
-    json_: JsonOpt = False,
-    store: StoreOpt = None,
-) -> None:
-    """Re-check provenance entries against the stored bytes; exit 0 only if all verify.
-
-    Example: pincite cite doc.pdf --quote "…" --json > c.json && pincite verify c.json
-    """
-    from ..errors import UsageError
-    from ..library import Citation, load_json
-
-    with library(store) as lib, errors():
-        try:
-            raw = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {file}: {exc.strerror}") from None
-        try:
-            data = load_json(raw, f"{file}")
-        except UsageError:
-            # also accept JSON lines (what `cite --json` prints)
-            try:
-                data = [load_json(line, f"{file}") for line in raw.splitlines() if line.strip()]
-            except UsageError as exc:
-                raise UsageError(f"{exc.message} (give one JSON value, or JSON lines)") from None
-        entries = [Citation.from_dict(e) for e in _entries(data)]
-        if not entries:
-            raise UsageError(f"{file} holds no provenance entries")
-        results = lib.verify(principal(as_), entries)
-        for c in results:
-            if json_:
-                emit({"doc_id": c.doc_id, "char_start": c.char_start, "char_end": c.char_end,
-                       "quote_verified": c.quote_verified, "verify_reason": c.verify_reason})
-            else:
-                typer.echo(f"{'ok ' if c.quote_verified else 'BAD'} {c.verify_reason:18} "
-                           f"{c.doc_id} {c.char_start}-{c.char_end}")
-    if not all(c.quote_verified for c in results):
         raise typer.Exit(1)

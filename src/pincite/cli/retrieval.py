@@ -270,6 +270,9 @@ def index_diff(
                            if line.strip()]
                 except OSError as exc:
                     raise UsageError(f"cannot read {queries}: {exc.strerror}") from None
+                except UnicodeDecodeError:
+                    raise UsageError(f"{queries} is not UTF-8 text: give one query per "
+                                     "line in UTF-8") from None
             if not qs:
                 raise UsageError("give --query TEXT or --queries FILE")
         for rec in lib.diff_generations(principal(as_), gen_a, gen_b, qs, k=k):

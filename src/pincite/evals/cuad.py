@@ -40,6 +40,7 @@ from ..errors import QuoteNotFound, UsageError
 from ..extract.deterministic import SCORE_SCALE, DeterministicExtractor
 from ..extract.records import Candidate
 from ..extract.schema import FieldSpec
+from ..limits import check_number
 from ..vocab import IngestStatus
 
 COVER = 0.5          # share of a gold segment's tokens a citation must cover
@@ -219,6 +220,9 @@ class PairResult:
     verified: bool = True
     cited: list[Span] = field(default_factory=list)
     candidates: list[tuple[str, float, int, int]] = field(default_factory=list)
+    reason: str | None = None        # the decision's reason code (`extract.decide`)
+    tau_flag: float = 1.0            # the FLAG threshold the record was decided with
+    tau_show: float = 1.0            # … and the SHOW one (1.0: the schema lets it not SHOW)
 
     def unlocated(self) -> int:
         return sum(1 for clause in self.gold for seg in clause if not seg)
@@ -306,7 +310,8 @@ def _figures(pairs: Sequence[PairResult]) -> dict[str, Any]:
                    "gold_clauses": clauses, "show": n["show"], "show_right": show_ok,
                    "flag": n["flag"], "flag_right": flag_ok, "review": n["review"],
                    "abstain": n["abstain"], "abstain_right": abstain_ok,
-                   "pairs_shown_or_flagged_right": show_ok + flag_ok},
+                   "pairs_shown_or_flagged_right": show_ok + flag_ok,
+                   "clauses_covered": covered},
     }
 
 
@@ -334,10 +339,11 @@ class _RecordingExtractor(DeterministicExtractor):
 
 
 def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None = None,
-             only: Sequence[str] | None = None) -> dict[str, Any]:
+             only: Sequence[str] | None = None, folds: int | None = None) -> dict[str, Any]:
     """Ingest a CUAD split's PDFs, extract every category, and return the scored JSON.
 
-    `only` restricts the run to some PDF file names (tests)."""
+    `only` restricts the run to some PDF file names (tests); `folds` adds fit beside
+    held-out figures over document folds (`evals.cuad_folds`)."""
     from ..cite.verifier import Verifier
     from ..extract.run import run_extraction
     from ..extract.schema import load_schema
@@ -345,6 +351,8 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
     from ..sources.ingest import Ingestor
     from ..store import open_store
 
+    if folds is not None:  # refused before a run of minutes, not after it
+        check_number("--folds", folds, 2, 100, integer=True)
     schema = load_schema(schema_path or default_schema())
     gold = [g for g in load_gold(data) if only is None or g.file in only]
     missing = sorted({field_name(g.category) for g in gold} - {f.name for f in schema.fields})
@@ -402,7 +410,9 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
                         name, g.category, g.has_clause, doc.text, located,
                         [s for clause in g.clauses for s in clause], r.outcome or "review",
                         r.confidence, r.status, r.value is not None, verified or r.value is None,
-                        [(c.char_start, c.char_end) for c in r.provenance], cands))
+                        [(c.char_start, c.char_end) for c in r.provenance], cands,
+                        r.reason, float(r.thresholds.get("tau_flag", 1.0)),
+                        float(r.thresholds.get("tau_show", 1.0))))
             t2 = time.perf_counter()
         finally:
             store.close()
@@ -414,6 +424,13 @@ def run_cuad(data: Path, store_url: str | None = None, schema_path: Path | None 
     result["quarantined"] = sorted(n for n, r in ingested.items() if r.status == IngestStatus.QUARANTINED)
     result["seconds"] = {"ingest": round(t1 - t0, 2), "extract": round(t2 - t1, 2)}
     result["anchor"] = ANCHOR
+    if folds is not None:
+        from .cuad_folds import fold_figures, per_document, refit_tau_show
+
+        docs, cats = per_document(pairs, lambda ps: _figures(ps)["counts"])
+        result["folds"] = fold_figures(docs, folds, cats)
+        result["folds"]["refit_tau_show"] = refit_tau_show(
+            pairs, result["folds"]["k"], lambda ps: _figures(ps)["counts"])
     return result
 
 
@@ -425,7 +442,7 @@ def _locate(verifier: Any, source_id: str, folded: Any, text: str) -> list[Span]
     except QuoteNotFound:
         return []
     spans = [(first.char_start, first.char_end)]
-    spans += [s for s in folded.find_all(text) if s != spans[0]]
+    spans += [s for s in folded.find_all(text, any_case=True) if s != spans[0]]
     return spans
 
 

@@ -23,19 +23,24 @@ per page too).
 
 from __future__ import annotations
 
+import io
 import tempfile
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..model import Box, TextLayer
+from .folds import check_folds, fold_of, refit, split, tuned_runs
+from .icdar_copies import VARIANTS, GoldBox, shown_boxes, turned_copy
 
 IOU_MATCH = 0.5
+COPY = "~"  # "eu-001~rotate90": the rotate90 copy of eu-001
+ROWS = ("upright", *VARIANTS)
 
 
 @dataclass(slots=True)
@@ -114,30 +119,13 @@ def iou(a: Box, b: Box) -> float:
 # ---- gold ---------------------------------------------------------------------------------
 
 
-def _page_frames(pdf: bytes) -> list[tuple[float, float]]:
-    """Return (left, top) of each page's media box in PDF space."""
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        out = []
-        for i in range(len(doc)):
-            left, _, _, top = doc[i].get_mediabox()
-            out.append((float(left), float(top)))
-        return out
-    finally:
-        doc.close()
+def _box(el: Any, shown: GoldBox) -> Box:
+    return shown(float(el.get("x1")), float(el.get("y1")), float(el.get("x2")), float(el.get("y2")))
 
 
-def _box(el: Any, frame: tuple[float, float]) -> Box:
-    left, top = frame
-    x1, y1 = float(el.get("x1")), float(el.get("y1"))
-    x2, y2 = float(el.get("x2")), float(el.get("y2"))
-    return (min(x1, x2) - left, top - max(y1, y2), max(x1, x2) - left, top - min(y1, y2))
-
-
-def gold_regions(stem: Path, frames: list[tuple[float, float]]) -> list[Region]:
-    """Return the gold regions of one document (`stem` + `-str.xml` / `-reg.xml`)."""
+def gold_regions(stem: Path, frames: list[GoldBox]) -> list[Region]:
+    """Return the gold regions of one document (`stem` + `-str.xml` / `-reg.xml`), boxes
+    on the pages as shown (`frames`: per page, PDF space → as shown)."""
     from defusedxml import ElementTree as ET
 
     str_root = ET.parse(f"{stem}-str.xml").getroot()
@@ -199,36 +187,52 @@ def layer_regions(layer: TextLayer) -> list[Region]:
     return out
 
 
-def _pincite(pdfs: list[Path], store_url: str | None) -> tuple[dict[str, list[Region]], float]:
+def _pincite(docs: dict[str, bytes], store_url: str | None
+             ) -> tuple[dict[str, list[Region]], dict[str, float]]:
+    """Return each document's regions through the real ingest path, and the seconds per
+    row (`upright` and each copy)."""
     from ..sources.ingest import Ingestor
     from ..store import open_store
 
     out: dict[str, list[Region]] = {}
+    seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store")
         try:
             with Ingestor(store, tenant="eval", acl=["*"]) as ing:
                 ing.ingest(b"warm up the worker", source_id="warm.txt", path="warm.txt")
-                t0 = time.perf_counter()
-                for p in pdfs:
-                    r = ing.ingest(p.read_bytes(), source_id=p.name, path=str(p), name=p.name)
-                    rev = store.latest_revision("eval", p.name) if r.revision_id else None
+                for doc_id, data in docs.items():
+                    t0 = time.perf_counter()
+                    name = f"{doc_id}.pdf"
+                    r = ing.ingest(data, source_id=name, path=name, name=name)
+                    rev = store.latest_revision("eval", name) if r.revision_id else None
                     layer = store.text_layer(rev) if rev else None
-                    out[p.stem] = layer_regions(layer) if layer else []
-                elapsed = time.perf_counter() - t0
+                    out[doc_id] = layer_regions(layer) if layer else []
+                    row = row_of(doc_id)
+                    seconds[row] = seconds.get(row, 0.0) + time.perf_counter() - t0
         finally:
             store.close()
-    return out, elapsed
+    return out, seconds
 
 
-def pdfplumber_regions(pdf: Path) -> list[Region]:
+def row_of(doc_id: str) -> str:
+    """Return the row a document is scored in: `upright`, or the copy it is."""
+    return doc_id.partition(COPY)[2] or "upright"
+
+
+def original_of(doc_id: str) -> str:
+    """Return the document a copy was made from (its id sets the fold)."""
+    return doc_id.partition(COPY)[0]
+
+
+def pdfplumber_regions(pdf: Path | bytes) -> list[Region]:
     """Return pdfplumber's default tables (`page.find_tables()`) as regions: a cell's row
     and column are the ranks of its top and left edge among the table's cells, and it spans
     the rows and columns that start inside its box."""
     import pdfplumber
 
     out: list[Region] = []
-    with pdfplumber.open(pdf) as doc:
+    with pdfplumber.open(io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf) as doc:
         for page in doc.pages:
             for t in page.find_tables():
                 grid = t.extract()
@@ -260,6 +264,15 @@ class _Score:
     det_rel: int = 0
     correct_rel: int = 0
 
+    def add_counts(self, other: _Score) -> None:
+        """Add another score's counts to this one."""
+        self.gold_tables += other.gold_tables
+        self.detected += other.detected
+        self.matched += other.matched
+        self.gold_rel += other.gold_rel
+        self.det_rel += other.det_rel
+        self.correct_rel += other.correct_rel
+
     def add(self, gold: list[Region], found: list[Region]) -> None:
         self.gold_tables += len(gold)
         self.detected += len(found)
@@ -279,6 +292,12 @@ class _Score:
             self.matched += 1
             self.correct_rel += sum((grel[i] & frel[j]).values())
 
+    def counts(self) -> dict[str, int]:
+        """Return the counts (summed over documents, they give the split's figures)."""
+        return {"gold_tables": self.gold_tables, "detected": self.detected,
+                "matched": self.matched, "gold_rel": self.gold_rel, "det_rel": self.det_rel,
+                "correct_rel": self.correct_rel}
+
     def result(self) -> dict[str, Any]:
         p = self.correct_rel / self.det_rel if self.det_rel else 0.0
         r = self.correct_rel / self.gold_rel if self.gold_rel else 0.0
@@ -292,37 +311,105 @@ class _Score:
         }
 
 
-def run_icdar2013(data: Path, store_url: str | None = None) -> dict[str, Any]:
-    """Score pincite and pdfplumber on an ICDAR 2013 split folder (see the module docstring)."""
+def adjacency_f1(counts: Mapping[str, int]) -> float:
+    """Return the adjacency F1 of summed counts (`_Score.counts`)."""
+    return float(_Score(**counts).result()["f1"])
+
+
+def _per_doc(gold: Mapping[str, list[Region]], found: Mapping[str, list[Region]]
+             ) -> dict[str, _Score]:
+    out = {}
+    for doc_id, g in gold.items():
+        out[doc_id] = _Score()
+        out[doc_id].add(g, found.get(doc_id, []))
+    return out
+
+
+def run_icdar2013(data: Path, store_url: str | None = None, folds: int | None = None,
+                  refit: bool = False) -> dict[str, Any]:
+    """Score pincite and pdfplumber on an ICDAR 2013 split folder and on turned copies of
+    its documents (see the module docstring); with `folds`, the fit and held-out figures
+    per fold, and with `refit` each tuned table rule chosen again on the fit folds."""
     data = Path(data)
     pdfs = sorted(p for p in data.glob("*.pdf")
                   if (data / f"{p.stem}-str.xml").is_file() and (data / f"{p.stem}-reg.xml").is_file())
     if not pdfs:
         raise UsageError(f"{data} holds no NAME.pdf with NAME-str.xml and NAME-reg.xml: "
                          "give an ICDAR 2013 split folder")
+    if folds is not None:
+        folds = check_folds(folds, [p.stem for p in pdfs])
+    elif refit:
+        raise UsageError("--refit chooses rules on fit folds: give --folds K as well")
     try:
         import pdfplumber  # noqa: F401
     except ImportError:
         from ..errors import MissingExtra
 
         raise MissingExtra("pdfplumber", "dev") from None
-    gold = {p.stem: gold_regions(data / p.stem, _page_frames(p.read_bytes())) for p in pdfs}
-    found, pin_seconds = _pincite(pdfs, store_url)
-    t0 = time.perf_counter()
-    plumbed = {p.stem: pdfplumber_regions(p) for p in pdfs}
-    plumber_seconds = time.perf_counter() - t0
-    systems: dict[str, Any] = {}
-    per_doc: dict[str, Any] = {}
-    for name, got, secs in (("pincite", found, pin_seconds), ("pdfplumber", plumbed, plumber_seconds)):
-        total = _Score()
-        for p in pdfs:
+    docs: dict[str, bytes] = {}
+    gold: dict[str, list[Region]] = {}
+    for p in pdfs:
+        original = p.read_bytes()
+        for row in ROWS:
+            doc_id = p.stem if row == "upright" else f"{p.stem}{COPY}{row}"
+            docs[doc_id] = original if row == "upright" else turned_copy(original, row)
+            gold[doc_id] = gold_regions(data / p.stem, shown_boxes(original, None if row == "upright" else row))
+    found, pin_seconds = _pincite(docs, store_url)
+    plumbed: dict[str, list[Region]] = {}
+    plumb_seconds: dict[str, float] = {}
+    for doc_id, pdf in docs.items():
+        t0 = time.perf_counter()
+        plumbed[doc_id] = pdfplumber_regions(pdf)
+        row = row_of(doc_id)
+        plumb_seconds[row] = plumb_seconds.get(row, 0.0) + time.perf_counter() - t0
+    per_doc = {"pincite": _per_doc(gold, found), "pdfplumber": _per_doc(gold, plumbed)}
+    seconds = {"pincite": pin_seconds, "pdfplumber": plumb_seconds}
+    rows: dict[str, Any] = {}
+    for row in (*ROWS, "all"):
+        rows[row] = {}
+        for name, scores in per_doc.items():
+            total = _Score()
+            for doc_id, one in scores.items():
+                if row in ("all", row_of(doc_id)):
+                    total.add_counts(one)
+            res = total.result()
+            res["seconds"] = round(sum(v for k, v in seconds[name].items() if row in ("all", k)), 3)
+            rows[row][name] = res
+    detail = {doc_id: {name: {k: round(v, 4) if isinstance(v, float) else v
+                              for k, v in per_doc[name][doc_id].result().items()}
+                       for name in per_doc}
+              for doc_id in docs}
+    out: dict[str, Any] = {"dataset": "icdar2013", "documents": len(pdfs),
+                           "systems": rows["upright"], "rows": rows, "documents_detail": detail}
+    if folds is not None:
+        out["folds"] = {"k": folds, "assignment": {p.stem: fold_of(p.stem, folds) for p in pdfs},
+                        "rows": {row: {name: split(
+                            {d: s.counts() for d, s in scores.items() if row in ("all", row_of(d))},
+                            folds, adjacency_f1, original_of) for name, scores in per_doc.items()}
+                            for row in (*ROWS, "all")}}
+        if refit:
+            out["refit"] = refit_rules(docs, gold, folds)
+    return out
+
+
+def refit_rules(docs: Mapping[str, bytes], gold: Mapping[str, list[Region]], k: int
+                ) -> dict[str, Any]:
+    """Return each tuned table rule chosen again per fold on the fit folds (all rows, the
+    parser run in this process), with its fit and held-out adjacency F1."""
+    from ..limits import Limits
+    from ..parse.pdf import reading
+
+    limits = Limits()
+
+    def counts() -> dict[str, dict[str, int]]:
+        out = {}
+        for doc_id, data in docs.items():
+            layer = reading.parse(data, password=None, limits=limits)
             one = _Score()
-            one.add(gold[p.stem], got.get(p.stem, []))
-            total.add(gold[p.stem], got.get(p.stem, []))
-            per_doc.setdefault(p.stem, {})[name] = {
-                k: round(v, 4) if isinstance(v, float) else v for k, v in one.result().items()}
-        res = total.result()
-        res["seconds"] = round(secs, 3)
-        systems[name] = res
-    return {"dataset": "icdar2013", "documents": len(pdfs), "systems": systems,
-            "documents_detail": per_doc}
+            one.add(gold[doc_id], layer_regions(layer))
+            out[doc_id] = one.counts()
+        return out
+
+    runs, shipped = tuned_runs("table", counts)
+    return {"k": k, "figure": "pincite adjacency F1 over every row (upright and turned copies)",
+            "rules": refit(k, runs, shipped, adjacency_f1, original_of)}

@@ -38,6 +38,16 @@ The oracle, from the raw table alone (`table.table`, texts whitespace-collapsed)
      the `row_path` is empty;
   6. a citation of the cell (`citation_for`) verifies.
 
+**Independent figure first.** The header-row rule above is the same rule the parser uses
+(`parse.tables`), so `accuracy` measures the parser agreeing with its own rule, not
+whether it is right. `question_grounded_accuracy` is the figure that does not lean on it:
+for an exact case, the question's own words name what identifies the cell — its row's
+label (column 0) and the texts above it in its column ("2019"; for an answer that is itself
+a row label, the group labels above it), each counted when the question writes it out as
+whole words — and a case is right when the cell's `row_path` holds every named
+row label, its `column_path` every named column text, its value relates to the answer
+and its citation verifies (cases whose question names neither are not scored there).
+
 `accuracy` is the share of right (exact case, format) pairs; `partial_cell` counts the
 partial cases and `partial_cell_accuracy` scores them the same way. `all_cells` applies
 checks 1-5 to every non-empty cell of every table in the folder (questions or not), per
@@ -240,6 +250,7 @@ def run_tatqa_cells(data: Path, store_url: str | None = None) -> dict[str, Any]:
                 raw = table[r][c] if r < len(table) and c < len(table[r]) else ""
                 cases.append({
                     "file": fname, "uid": ctx["table"]["uid"], "question": q["uid"],
+                    "text": str(q.get("question") or ""),
                     "row": r, "col": c, "cell": raw, "answers": answers,
                     "scale": q.get("scale") or "",
                     "relation": gold_relation(raw, answers, q.get("scale") or ""),
@@ -269,9 +280,13 @@ def run_tatqa_cells(data: Path, store_url: str | None = None) -> dict[str, Any]:
     mismatch = [c for c in cases if c["relation"] == "gold_mismatch"]
     right = sum(by_format[f]["right"] for f in FORMATS)
     pright = sum(by_format[f]["partial_right"] for f in FORMATS)
+    g_n = sum(by_format[f]["question_grounded"]["evaluated"] for f in FORMATS)
+    g_right = sum(by_format[f]["question_grounded"]["right"] for f in FORMATS)
     return {
         "dataset": "tatqa-cells",
         "questions": questions,
+        "question_grounded_accuracy": g_right / g_n if g_n else 0.0,
+        "question_grounded_cases": g_n,
         "evaluated": len(exact),
         "skipped": skipped,
         "accuracy": right / (len(exact) * len(FORMATS)) if exact else 0.0,
@@ -290,10 +305,51 @@ def run_tatqa_cells(data: Path, store_url: str | None = None) -> dict[str, Any]:
     }
 
 
+def _tokens(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+(?:[-.][a-z0-9]+)*", _norm_space(text).lower()))
+
+
+def question_terms(table: list[list[str]], r: int, c: int, question: str
+                   ) -> tuple[list[str], list[str]]:
+    """Return (row terms, column terms): the texts the question itself names for a gold cell
+    — its row's label (column 0) and the cells above it in its column, or for a row label
+    the labels above it — each when the question writes it out. The dataset's own words
+    say which row and column the answer is in; pincite's header rule plays no part."""
+    q = f" {_tokens(question)} "
+    raw = [[_norm_space(x) for x in row] for row in table]
+
+    def said(t: str) -> bool:
+        return bool(t and _tokens(t) and f" {_tokens(t)} " in q)
+
+    above = [raw[i][c] for i in range(r) if c < len(raw[i]) and said(raw[i][c])]
+    if c == 0:  # a row label: the labels above it that the question names are its parents
+        return above, []
+    return [t for t in (raw[r][0],) if said(t)], above
+
+
+def grounded_problems(table: list[list[str]], r: int, c: int, question: str,
+                      element: Any) -> list[str] | None:
+    """Return the named terms the cell's paths lack (`row_label_not_in_path`,
+    `column_not_in_path`), or None when the question names neither its row nor column."""
+    row_terms, col_terms = question_terms(table, r, c, question)
+    if not row_terms and not col_terms:
+        return None
+    rows = {_tokens(p) for p in element.row_path}
+    cols = {_tokens(p) for p in element.column_path}
+    out = []
+    if any(_tokens(t) not in rows for t in row_terms):
+        out.append("row_label_not_in_path")
+    if any(_tokens(t) not in cols for t in col_terms):
+        out.append("column_not_in_path")
+    return out
+
+
 def _score(fmt: str, cases: list[dict[str, Any]], tables: dict[str, list[list[str]]],
            ingested: dict[tuple[str, str], Any], ver: Any, citation_for: Any) -> dict[str, Any]:
     layers: dict[str, Any] = {}
     right = partial_right = evaluated = partial_n = 0
+    grounded_n = grounded_right = 0
+    grounded_classes: Counter[str] = Counter()
     classes: Counter[str] = Counter()
     failures: list[dict[str, Any]] = []
     for case in cases:
@@ -321,8 +377,15 @@ def _score(fmt: str, cases: list[dict[str, Any]], tables: dict[str, list[list[st
                 table = tables[uid]
                 problems = check_cell(table, oracle_header_rows(table), case["row"], case["col"],
                                       el, text, case["relation"], case["answers"], case["scale"])
-                if not ver.verify(citation_for(rev, layer, el.char_start, el.char_end)).quote_verified:
+                verified = ver.verify(citation_for(rev, layer, el.char_start, el.char_end)).quote_verified
+                if not verified:
                     problems.append("not_verified")
+                grounded = grounded_problems(table, case["row"], case["col"], case["text"], el)
+                if grounded is not None and is_exact:
+                    grounded_n += 1
+                    value_ok = "wrong_value" not in problems and verified
+                    grounded_right += int(value_ok and not grounded)
+                    grounded_classes.update(grounded + ([] if value_ok else ["value_or_citation"]))
         if not problems:
             if is_exact:
                 right += 1
@@ -341,6 +404,10 @@ def _score(fmt: str, cases: list[dict[str, Any]], tables: dict[str, list[list[st
     return {
         "evaluated": evaluated, "right": right,
         "accuracy": right / evaluated if evaluated else 0.0,
+        "question_grounded": {
+            "evaluated": grounded_n, "right": grounded_right,
+            "accuracy": grounded_right / grounded_n if grounded_n else 0.0,
+            "failure_classes": dict(sorted(grounded_classes.items()))},
         "partial_cell": partial_n, "partial_right": partial_right,
         "failure_classes": dict(sorted(classes.items())),
         "failures": failures,

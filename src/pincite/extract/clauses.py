@@ -9,7 +9,8 @@ import bisect
 import re
 from typing import Any
 
-from ..vocab import FieldStatus
+from ..vocab import FieldStatus, RecordFlag
+from .blanks import is_blank_value
 from .case import CaseDoc, fold
 from .records import Candidate, FieldRecord
 from .schema import FieldSpec
@@ -173,6 +174,13 @@ def clause_record(spec: FieldSpec, cands: list[Candidate], ident: dict[str, Any]
     ranked = sorted((sorted(xs, key=lambda x: (-x.score, x.reading_order())) for xs in groups.values()),
                     key=lambda xs: (-xs[0].score, xs[0].reading_order()))
     best = ranked[0][0]
+    if best.origin == "pattern" and is_blank_value(best.value):
+        # the value position the pattern reads ("made this ____ day of ______, 2013") is a
+        # blank: the document does not state it (`extract.decide`: blank_in_document)
+        return FieldRecord(field=spec.name, type=spec.type, value=None, status=FieldStatus.ABSENT,
+                           confidence=0.0, provenance=best.citations, extractor=ident,
+                           score=best.score, parts=dict(best.parts), value_span=best.value_span,
+                           hard=spec.hard)
     chosen = [ranked[0]]
     rest = []
     for xs in ranked[1:]:
@@ -199,6 +207,7 @@ def clause_record(spec: FieldSpec, cands: list[Candidate], ident: dict[str, Any]
         runner_up=None if runner is None else {"value": runner.value, "score": round(runner.score, 4),
                                                "ref": runner.ref, "origin": runner.origin},
         value_span=best.value_span, hard=spec.hard,
+        flags=(RecordFlag.TERM_ONLY,) if spec.patterns and not best.parts.get("pattern") else (),
     )
 
 

@@ -33,11 +33,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..facts.atomic import AtomicFact
 from ..store import Store
 from ..vocab import FieldStatus
+from .blanks import Blank, find_blanks, fits, is_blank_value
 from .case import Case, CaseDoc
 from .clauses import Outline, clause_candidates, clause_record
+from .fact_candidates import fact_candidates, row_span
+from .positions import Structure, blank_candidates, labelled_candidates
+from .readings import Readings, word_counts
 from .records import Candidate, FieldRecord, value_key
 from .schema import FieldSpec, Schema
 from .scoring import (
@@ -46,11 +49,11 @@ from .scoring import (
     Scorer,
     anchored,
     compile_field,
-    label_score,
     merged_provenance,
+    row_strength,
     trim_value,
 )
-from .typed import fact_value, is_valid, vat_of
+from .typed import is_valid
 
 NAME = "pincite.deterministic"
 VERSION = "1.0"
@@ -58,6 +61,8 @@ RULES_VERSION = "rules-1"
 ROUTE_K = 12
 CONFLICT_RATIO = 0.85
 MIN_ANCHOR = 1.0
+VALUE_GROUP = 1.0    # a pattern's `value` group: it says where the value starts and ends
+OWN_TRIGGER = 2.0    # an enum synonym that holds the field's trigger
 
 Router = Callable[[FieldSpec], dict[str, list[tuple[int, int, int]]]]
 
@@ -72,6 +77,9 @@ class DeterministicExtractor:
     def __init__(self, *, router: Router | None = None) -> None:
         self.router = router
         self._outlines: dict[tuple[str, int], Outline] = {}
+        self._structures: dict[tuple[str, int], tuple[Structure, list[Blank]]] = {}
+        self._readings_of: dict[tuple[str, int], Readings] = {}
+        self._gathered: tuple[tuple[int, str, int], tuple[list[Candidate], list[Candidate]]] | None = None
 
     def identity(self, run_id: str) -> dict[str, Any]:
         """Return the `extractor` object of records made by this extractor."""
@@ -84,27 +92,62 @@ class DeterministicExtractor:
 
     def extract_field(self, case: Case, spec: FieldSpec, run_id: str) -> FieldRecord:
         """Return the record of one field of a case."""
-        return self._record(case, spec, self.candidates(case, spec), run_id)
+        values = self.candidates(case, spec)
+        return self._record(case, spec, values, self.blanks(case, spec), run_id)
 
     def candidates(self, case: Case, spec: FieldSpec) -> list[Candidate]:
         """Return every anchored, well-typed candidate of one field, in discovery order
         (the record keeps only the winner and its runner-up; rankers need them all)."""
+        return self._gather(case, spec)[0]
+
+    def blanks(self, case: Case, spec: FieldSpec) -> list[Candidate]:
+        """Return the blanks that stand where a value of the field would (value None,
+        origin `blank`), anchored like values (`extract.blanks`, `extract.positions`)."""
+        return self._gather(case, spec)[1]
+
+    def _gather(self, case: Case, spec: FieldSpec) -> tuple[list[Candidate], list[Candidate]]:
+        key = (id(case), spec.name, id(spec))
+        if self._gathered is not None and self._gathered[0] == key:
+            return self._gathered[1]
+        found = self._find(case, spec)
+        self._gathered = (key, found)
+        return found
+
+    def _find(self, case: Case, spec: FieldSpec) -> tuple[list[Candidate], list[Candidate]]:
         c = compile_field(spec)
         routes = self.router(spec) if self.router is not None else {}
         scorer = Scorer(c, routes)
         cands: list[Candidate] = []
+        blanks: list[Candidate] = []
         for doc in case.docs:
+            st, doc_blanks = self._structure(doc)
+            fitting = [b for b in doc_blanks
+                       if fits(spec.type, b.kind, spec.unit) and not st.in_form(b.char_start)]
             cands.extend(self._value_patterns(doc, c, scorer))
             if spec.type in ("money", "number", "percent", "date", "datetime", "duration"):
-                cands.extend(self._facts(doc, c, scorer))
+                cands.extend(self._facts(doc, c, scorer, st, fitting))
+            if spec.type == "number":
+                cands.extend(word_counts(doc, c, scorer))
             elif spec.type == "enum":
-                cands.extend(self._enums(doc, c, scorer))
+                cands.extend(self._enums(doc, c, scorer, st))
             elif spec.type == "clause":
                 cands.extend(clause_candidates(doc, c, scorer, self._outline(doc)))
             elif spec.type in ("text", "entity"):
                 cands.extend(self._spans(doc, c, scorer))
-        return [x for x in cands if anchored(x.parts) >= MIN_ANCHOR
-                and is_valid(spec.type, x.value, spec.values)]
+                cands.extend(self._labelled(doc, c, scorer, st))
+            if spec.type != "clause":
+                blanks.extend(self._blank_positions(doc, c, scorer, st, fitting))
+        values = []
+        for x in cands:
+            if anchored(x.parts) < MIN_ANCHOR:
+                continue
+            if (spec.type != "clause" and isinstance(x.value, str)
+                    and x.origin in ("pattern", "label") and is_blank_value(x.value)):
+                blanks.append(Candidate(None, x.citations, x.score, x.parts, "blank", x.ref,
+                                        x.value_span))
+            elif is_valid(spec.type, x.value, spec.values):
+                values.append(x)
+        return values, blanks
 
     # ---- candidates -------------------------------------------------------------------
 
@@ -113,6 +156,7 @@ class DeterministicExtractor:
         for rx, value in c.value_patterns:
             for m in rx.finditer(doc.text):
                 s, e = doc.sentence(m.start(), m.end())
+                s, e = min(s, m.start()), max(e, m.end())  # "División en lotes | No": two cells
                 parts = sc.base(doc, s, e)
                 parts["value_pattern"] = 3.0
                 parts["term"] = sc.term(doc, s, e, m.start(), m.end())
@@ -121,82 +165,69 @@ class DeterministicExtractor:
                                      "value_pattern", rx.pattern, (doc.doc_id, m.start(), m.end())))
         return out
 
-    def _facts(self, doc: CaseDoc, c: Compiled, sc: Scorer) -> list[Candidate]:
-        spec = c.spec
+    def _facts(self, doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
+               blanks: list[Blank]) -> list[Candidate]:
+        return fact_candidates(doc, c, sc, st, self._readings(doc), blanks)
+
+    def _enums(self, doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure) -> list[Candidate]:
+        """Enum values from their synonyms: where two values' synonyms overlap, the longer
+        match wins ("procedimiento abierto simplificado" is not "procedimiento abierto");
+        a synonym without the field's trigger in it ("abierto") counts only with a trigger
+        in its sentence, its label or its table row."""
+        found = [(m.start(), m.end(), value) for value, rx in c.enum_terms
+                 for m in rx.finditer(doc.folded)]
         out = []
-        points_ok = _points_tables(doc.facts)
-        typed = [f for f in doc.facts if fact_value(spec.type, f) is not None]
-        blockers = sorted(f.char_start for f in typed)
-        for f in typed:
-            fv = fact_value(spec.type, f)
-            if fv is None:
+        for ms, me, value in found:
+            if any(s2 <= ms and me <= e2 and e2 - s2 > me - ms and v2 != value
+                   for s2, e2, v2 in found):
                 continue
-            value, shape = fv
-            if spec.type == "percent" and f.value_type == "number":
-                if f.locator.split(" / ")[0] not in points_ok:
-                    continue
-                shape = 0.9  # points of a table whose column adds up to 100
-            if f.origin_type == "table_cell":
-                cand = self._cell_candidate(doc, c, sc, f, value, shape)
-            else:
-                cand = self._prose_candidate(doc, c, sc, f, value, shape, blockers)
-            if cand is not None:
-                out.append(cand)
+            s, e = doc.sentence(ms, me)
+            parts = sc.base(doc, s, e)
+            parts["term"] = sc.term(doc, s, e, ms, me)
+            labels = st.labels(ms)
+            row = row_strength(c, labels)
+            own = c.terms is not None and c.terms.search(doc.folded, ms, me) is not None
+            if not own and not parts["term"] and not row:
+                continue
+            if own:  # "procedimiento abierto" names the field and its value at once
+                parts["term"] = max(parts["term"], OWN_TRIGGER)
+            el = doc.element_at(ms)
+            if row:
+                parts["row"] = row
+                span = st.label_span(ms) if el is None or el.kind != "cell" else row_span(doc, ms, me)
+                if span is not None:
+                    s, e = span
+            parts["pattern"] = max(parts["pattern"], 1.0)
+            parts["shape"] = 1.0
+            out.append(Candidate(value, (doc.cite(s, e),), sum(parts.values()), parts,
+                                 "enum", value, (doc.doc_id, ms, me)))
         return out
 
-    def _money_extras(self, c: Compiled, value: Any, passage: str) -> Any:
-        if c.spec.type != "money":
-            return value
-        v = dict(value)
-        vat = vat_of(passage)
-        if vat:
-            v["vat"] = vat
-        for name, rx in c.basis:
-            if rx.search(passage):
-                v["basis"] = name
-                break
-        return v
+    def _labelled(self, doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure) -> list[Candidate]:
+        return labelled_candidates(doc, c, sc, st)
 
-    def _prose_candidate(self, doc: CaseDoc, c: Compiled, sc: Scorer, f: AtomicFact,
-                         value: Any, shape: float, blockers: Sequence[int]) -> Candidate | None:
-        s, e = doc.sentence(f.char_start, f.char_end)
-        parts = sc.base(doc, s, e)
-        others = [b for b in blockers if b != f.char_start]
-        parts["term"] = sc.term(doc, s, e, f.char_start, f.char_end, others)
-        if not parts["term"] and not parts["pattern"]:
-            return None
-        parts["shape"] = shape
-        parts["unit"] = 0.5 if (f.currency or f.unit or f.value_type in ("date", "datetime")) else 0.0
-        value = self._money_extras(c, value, doc.text[s:e])
-        return Candidate(value, (doc.cite(s, e),), sum(parts.values()), parts, "fact", f.fact_id,
-                         (doc.doc_id, f.char_start, f.char_end))
+    def _blank_positions(self, doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
+                         blanks: list[Blank]) -> list[Candidate]:
+        if not blanks:
+            return []
+        readings = self._readings(doc)
+        starts = [f.char_start for f in doc.facts
+                  if readings.value(c.spec.type, f, c.spec.unit) is not None]
+        return blank_candidates(doc, c, sc, st, blanks, starts)
 
-    def _cell_candidate(self, doc: CaseDoc, c: Compiled, sc: Scorer, f: AtomicFact,
-                        value: Any, shape: float) -> Candidate | None:
-        row = max(3.0 * label_score(c.rows, f.row_path), 2.0 * label_score(c.terms, f.row_path))
-        if not row:
-            return None
-        col = label_score(c.cols, f.column_path)
-        s, e = _row_span(doc, f)
-        parts = sc.base(doc, f.char_start, f.char_end)
-        parts.update({"row": row, "column": col, "shape": shape,
-                      "unit": 0.5 if (f.currency or f.unit) else 0.0})
-        value = self._money_extras(c, value, doc.text[s:e])
-        return Candidate(value, (doc.cite(s, e),), sum(parts.values()), parts, "fact", f.fact_id,
-                         (doc.doc_id, f.char_start, f.char_end))
+    def _readings(self, doc: CaseDoc) -> Readings:
+        key = (doc.doc_id, id(doc.loaded))
+        found = self._readings_of.get(key)
+        if found is None:
+            found = self._readings_of[key] = Readings(doc)
+        return found
 
-    def _enums(self, doc: CaseDoc, c: Compiled, sc: Scorer) -> list[Candidate]:
-        out = []
-        for value, rx in c.enum_terms:
-            for m in rx.finditer(doc.folded):
-                s, e = doc.sentence(m.start(), m.end())
-                parts = sc.base(doc, s, e)
-                parts["term"] = sc.term(doc, s, e, m.start(), m.end())
-                parts["pattern"] = max(parts["pattern"], 1.0)
-                parts["shape"] = 1.0
-                out.append(Candidate(value, (doc.cite(s, e),), sum(parts.values()), parts,
-                                     "enum", value, (doc.doc_id, m.start(), m.end())))
-        return out
+    def _structure(self, doc: CaseDoc) -> tuple[Structure, list[Blank]]:
+        key = (doc.doc_id, id(doc.loaded))
+        found = self._structures.get(key)
+        if found is None:
+            found = self._structures[key] = (Structure(doc), find_blanks(doc.text))
+        return found
 
     def _spans(self, doc: CaseDoc, c: Compiled, sc: Scorer) -> list[Candidate]:
         out = []
@@ -214,6 +245,8 @@ class DeterministicExtractor:
                 parts = sc.base(doc, s, e)
                 parts["term"] = sc.term(doc, s, e, vs, ve)
                 parts["shape"] = 1.0
+                if "value" in rx.groupindex:  # the pattern says where the value is
+                    parts["value_group"] = VALUE_GROUP
                 out.append(Candidate(doc.text[vs:ve], (doc.cite(s, e),), sum(parts.values()), parts,
                                      "pattern", rx.pattern, (doc.doc_id, vs, ve)))
         return out
@@ -228,8 +261,12 @@ class DeterministicExtractor:
     # ---- the record -------------------------------------------------------------------
 
     def _record(self, case: Case, spec: FieldSpec, cands: list[Candidate],
-                run_id: str) -> FieldRecord:
+                blanks: list[Candidate], run_id: str) -> FieldRecord:
         ident = self.identity(run_id)
+        top = max((x.score for x in cands), default=None)
+        blank = min(blanks, key=lambda x: (-x.score, x.reading_order()), default=None)
+        if blank is not None and (top is None or blank.score > top):
+            return _blank_record(spec, blank, blanks, ident)
         if not cands:
             return FieldRecord(field=spec.name, type=spec.type, value=None, status=FieldStatus.ABSENT,
                                confidence=0.0, provenance=(), extractor=ident, hard=spec.hard)
@@ -262,6 +299,8 @@ class DeterministicExtractor:
             runner_up = {"value": r_best.value, "score": round(r_score, 4), "ref": r_best.ref,
                          "origin": r_best.origin}
             share = max(0.0, r_score) / score if score > 0 else 1.0
+            if anchored(r_best.parts) < 2.0:
+                share = 0.0  # a value whose trigger a nearer value took is no competitor
             conflict = (share >= CONFLICT_RATIO
                         and anchored(r_best.parts) >= 2.0 and anchored(best.parts) >= 2.0)
             if conflict:
@@ -278,6 +317,18 @@ class DeterministicExtractor:
             score=score, parts=parts, margin=margin, runner_up=runner_up,
             alternatives=alternatives, value_span=best.value_span, hard=spec.hard,
         )
+
+
+def _blank_record(spec: FieldSpec, best: Candidate, blanks: list[Candidate],
+                  ident: dict[str, Any]) -> FieldRecord:
+    """Return the record of a field whose strongest evidence is a blank: absent, citing
+    the blank(s) that stand where the value goes (`extract.decide`: blank_in_document)."""
+    ranked = sorted(blanks, key=lambda x: (-x.score, x.reading_order()))
+    kept = [x for x in ranked if x.score >= CONFLICT_RATIO * best.score]
+    return FieldRecord(field=spec.name, type=spec.type, value=None, status=FieldStatus.ABSENT,
+                       confidence=0.0, provenance=merged_provenance(kept), extractor=ident,
+                       score=best.score, parts=dict(best.parts), value_span=best.value_span,
+                       hard=spec.hard)
 
 
 def _core_key(value: Any) -> str:
@@ -298,32 +349,6 @@ def _merged_value(xs: list[Candidate]) -> Any:
                     merged[k] = x.value[k]
         return merged
     return value
-
-
-def _row_span(doc: CaseDoc, f: AtomicFact) -> tuple[int, int]:
-    """Return the span from the row's first cell to the end of the fact's cell."""
-    el = doc.element_at(f.char_start)
-    if el is None or el.row is None:
-        return f.char_start, f.char_end
-    table_loc = el.locator.rsplit(" r", 1)[0]
-    start = el.char_start
-    for other in doc.loaded.layer.elements:
-        if (other.kind == "cell" and other.row == el.row and other.char_start < start
-                and other.locator.rsplit(" r", 1)[0] == table_loc):
-            start = other.char_start
-    return start, max(el.char_end, f.char_end)
-
-
-def _points_tables(facts: list[AtomicFact]) -> set[str]:
-    """Return the tables whose point-valued cells of one column sum to 100."""
-    sums: dict[tuple[str, tuple[str, ...]], float] = {}
-    for f in facts:
-        if (f.origin_type == "table_cell" and f.value_type == "number"
-                and (f.unit or "").lower() in ("puntos", "points", "pts", "punto", "point")
-                and f.normalized_value):
-            key = (f.locator.split(" / ")[0], f.column_path)
-            sums[key] = sums.get(key, 0.0) + float(f.normalized_value)
-    return {k[0] for k, v in sums.items() if abs(v - 100.0) < 1e-6}
 
 
 def search_router(store: Store, case: Case, *, k: int = ROUTE_K,

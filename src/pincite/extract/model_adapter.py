@@ -65,7 +65,7 @@ from .schema import FieldSpec, Schema
 
 NAME = "pincite.model"
 VERSION = "1.0"
-PROMPT_VERSION = "ext-model-1"
+PROMPT_VERSION = "ext-model-2"  # 2: a duration in days says its kind
 API_KEY_ENV = "PINCITE_MODEL_API_KEY"
 MODEL_ENV = "PINCITE_MODEL"
 # Transient answers: rate limited, or the server (or a proxy before it) failed. Any other

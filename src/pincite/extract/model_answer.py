@@ -59,7 +59,7 @@ def normalize_value(ftype: str, value: Any) -> Any:
         return int(x) if isinstance(x, float) and x.is_integer() else x
 
     if isinstance(value, dict):
-        if ftype in ("money", "datetime"):
+        if ftype in ("money", "datetime", "duration"):
             value = {k: v for k, v in value.items() if v is not None}
         return {k: num(v) for k, v in value.items()}
     return num(value)

@@ -18,7 +18,7 @@ from ..vocab import ANSWER_STATUSES
 from .case import Case, CaseDoc, term_regex
 from .deterministic import Router
 from .schema import FieldSpec
-from .typed import DURATION_UNITS, TIME_UNITS
+from .typed import DAY_KINDS, DURATION_UNITS, TIME_UNITS
 
 DATA_SCHEMA = "pincite.model-data"
 MAX_DATA_CHARS = 16_000
@@ -60,7 +60,8 @@ _SHAPES = {
     "date": 'a string "YYYY-MM-DD"',
     "datetime": 'an object {"date": "YYYY-MM-DD", "time": "HH:MM" or null, "tz": <string or null>}',
     "duration": 'an object {"value": <number>, "unit": "years" | "months" | "weeks" | "days" '
-                '| "hours" | "minutes"}',
+                '| "hours" | "minutes"}; days add "kind": "business" | "natural" when the '
+                'text says which days count',
     "bool": "true or false",
     "enum": "one of the allowed values, as a string",
     "text": "a string, as written in the document",
@@ -100,7 +101,8 @@ def value_schema(spec: FieldSpec) -> dict[str, Any]:
                       "tz": _nullable({"type": "string"})})
     elif t == "duration":
         units = sorted({*DURATION_UNITS.values(), *TIME_UNITS.values()})
-        shape = _obj({"value": num, "unit": {"type": "string", "enum": units}})
+        shape = _obj({"value": num, "unit": {"type": "string", "enum": units},
+                      "kind": _nullable({"type": "string", "enum": list(DAY_KINDS)})})
     elif t == "bool":
         shape = {"type": "boolean"}
     elif t == "enum":

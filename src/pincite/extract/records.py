@@ -72,8 +72,18 @@ class BoxJSON(TypedDict):
     bbox: list[float]
 
 
+class OccurrenceJSON(TypedDict):
+    """One place a cited quote occurs (listed when it occurs more than once)."""
+
+    char_start: int
+    char_end: int
+    locator: str
+    page: int | None
+
+
 class CitationJSON(TypedDict):
-    """A provenance entry as JSON (`Citation.to_dict`)."""
+    """A provenance entry as JSON (`Citation.to_dict`); without `comparison`, it was made
+    in cmp-1 (before the field existed)."""
 
     doc_id: str
     doc_sha256: str
@@ -89,6 +99,14 @@ class CitationJSON(TypedDict):
     boxes: NotRequired[list[BoxJSON]]
     flags: NotRequired[list[str]]
     ocr_confidence: NotRequired[float]
+    comparison: NotRequired[str]
+    extended: NotRequired[bool]
+    ambiguous: NotRequired[bool]
+    case_differs: NotRequired[bool]
+    respaced: NotRequired[bool]
+    occurrence: NotRequired[int]
+    occurrence_count: NotRequired[int]
+    occurrences: NotRequired[list[OccurrenceJSON]]
 
 
 # A number keeps its JSON form: an int stays an int (`1`, not `1.0`), as before the models.
@@ -131,6 +149,9 @@ class FieldRecord(BaseModel):
     # `hidden_text` / `ocr` when a citation it rests on is hidden text / read by OCR
     # (`extract.decide`)
     flags: tuple[RecordFlag, ...] = Field(default=(), exclude_if=lambda v: not v)
+    # the review decision the record holds (`review.decisions`), with `carried_forward`
+    # when a later run kept it (`extract.carry`)
+    review: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @field_validator("provenance", mode="before")
     @classmethod

@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..model import Principal, timestamp
+from ..model import Principal, extractor_key, timestamp
 from ..store import QueueEntry, Store
 from ..vocab import FieldStatus, Outcome, ReviewReason
+from .carry import carry_forward
 from .case import Case, case_guard, load_case
 from .decide import decide, record_flags
 from .deterministic import DeterministicExtractor, search_router
@@ -89,7 +90,7 @@ def _queue_entry(r: FieldRecord, case: Case, run_id: str, due: str | None) -> Qu
                       revision_id=doc.rev.revision_id, doc_sha256=doc.rev.sha256, field=r.field,
                       reason=r.reason or "low_confidence", candidate=r.to_dict(), evidence=evidence,
                       hard=r.hard, due_at=due, run_id=run_id,
-                      extractor_version=str(r.extractor.get("version", "")), confidence=r.confidence)
+                      extractor_version=extractor_key(r.extractor), confidence=r.confidence)
 
 
 def decide_all(records: Sequence[FieldRecord], schema: Schema,
@@ -98,7 +99,7 @@ def decide_all(records: Sequence[FieldRecord], schema: Schema,
     out = []
     for r in records:
         spec = schema.field(r.field)
-        tau_show, tau_flag, source = thresholds(spec, str(r.extractor.get("version", "")))
+        tau_show, tau_flag, source = thresholds(spec, extractor_key(r.extractor))
         d = decide(r, tau_show, tau_flag)
         state = r.confidence_state if source == "schema" else "calibrated"
         out.append(r.with_(outcome=Outcome(d.outcome), reason=d.reason, confidence_state=state,
@@ -125,6 +126,7 @@ def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Seq
     records = [_in_reading_order(r, case) for r in extractor.extract(case, schema, run_id)]
     records = validate(records, schema, case.verifier)
     records = decide_all(records, schema, thresholds)
+    records = carry_forward(store, case, records)  # a person's decision outlives a re-run
     due = due_at(records, schema)
     run = {"run_id": run_id, "case_id": case.case_id, "schema_name": schema.name,
            "schema_digest": schema.digest, "extractor": extractor.identity(run_id),

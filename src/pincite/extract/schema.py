@@ -72,6 +72,7 @@ class FieldSpec:
     value_patterns: tuple[tuple[str, Any], ...] = ()
     basis_patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     near_chars: int = 160
+    unit: str | None = None
     table_rows: tuple[str, ...] = ()
     table_columns: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
@@ -160,7 +161,7 @@ def _field(f: FieldEntry, doc: SchemaFile) -> FieldSpec:
         query=f.query, patterns=tuple(f.patterns), negative_patterns=tuple(f.negative_patterns),
         value_patterns=tuple((v.pattern, v.value) for v in f.value_patterns),
         basis_patterns={k: tuple(v) for k, v in f.basis_patterns.items()},
-        near_chars=f.near_chars, table_rows=tuple(f.table_rows),
+        near_chars=f.near_chars, unit=f.unit, table_rows=tuple(f.table_rows),
         table_columns=tuple(f.table_columns), examples=tuple(f.examples), hard=f.hard,
         tau_show=tau_show, tau_flag=tau_flag, min=f.min, max=f.max,
         postconditions=tuple(_post(p) for p in f.postconditions),

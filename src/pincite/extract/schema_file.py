@@ -116,6 +116,12 @@ class FieldEntry(_Strict):
     basis_patterns: dict[str, list[str]] = Field(
         default_factory=dict,
         description="For money: basis name -> regexes found near the value (`best_of_last_3_years`).")
+    unit: Literal["years", "months", "weeks", "days", "hours", "minutes", "count"] | None = Field(
+        default=None,
+        description=("For a number: what it counts. A time unit (`payment.term_days`: days): a "
+                     "duration in that unit gives its count, no other does; `count`: things, "
+                     "never a duration (\"the last five years\" is not five contracts); "
+                     "absent: any duration gives its count."))
     near_chars: int = Field(default=160, ge=20, le=2000)
     table_rows: list[str] = Field(default_factory=list)
     table_columns: list[str] = Field(default_factory=list)

@@ -20,6 +20,7 @@ from .records import Candidate
 from .schema import FieldSpec
 
 SCORE_SCALE = 6.5
+LABEL_GAP = 25  # a trigger this close before a value labels it ("quality 70%, price 30%")
 MAX_PROVENANCE = 3
 
 
@@ -65,8 +66,9 @@ class Scorer:
     def term(self, doc: CaseDoc, s: int, e: int, vs: int, ve: int,
              blockers: Sequence[int] = ()) -> float:
         """3 for a trigger before the value in its sentence within `near_chars`, 2 after
-        it, 1.5 elsewhere in the sentence or when another value of the field's type stands
-        between them (`blockers`: sorted start offsets of those values); 0 without one."""
+        it (unless another value follows the trigger within LABEL_GAP: the trigger labels
+        that one), 1.5 elsewhere in the sentence or when another value of the field's type
+        stands between them (`blockers`: sorted start offsets of those values); 0 without."""
         rx = self.c.terms
         if rx is None:
             return 0.0
@@ -75,8 +77,10 @@ class Scorer:
         for m in rx.finditer(doc.folded, s, e):
             if m.end() <= vs and vs - m.end() <= near and not between(blockers, m.end(), vs):
                 best = max(best, 3.0)
-            elif m.start() >= ve and m.start() - ve <= near // 2 and not between(blockers, ve, m.start()):
-                best = max(best, 2.0)
+            elif (m.start() >= ve and m.start() - ve <= near // 2
+                  and not between(blockers, ve, m.start())
+                  and not between(blockers, m.end(), m.end() + LABEL_GAP)):
+                best = max(best, 2.0)  # unless the trigger labels the value right after it
             else:
                 best = max(best, 1.5)
         return best
@@ -126,9 +130,24 @@ def label_score(rx: re.Pattern[str] | None, labels: Sequence[str]) -> float:
     return 1.0 if rx.search(fold(" / ".join(labels))) else 0.0
 
 
+SHORT_LABEL_WORDS = 6
+
+
+def row_strength(c: Compiled, labels: Sequence[str]) -> float:
+    """Return the `row` part of a value under row labels (a table row, a label element):
+    3 when a table-row label of the field matches, or a trigger does in a short label (one
+    that names the field: "Plazo de pago", "Contracting authority"); 2 when a trigger is in
+    a longer label; 0 when none is."""
+    if label_score(c.rows, labels):
+        return 3.0
+    if not label_score(c.terms, labels):
+        return 0.0
+    return 3.0 if len(" ".join(labels).split()) <= SHORT_LABEL_WORDS else 2.0
+
+
 def anchored(parts: dict[str, float]) -> float:
     return parts.get("term", 0.0) + parts.get("row", 0.0) + parts.get("pattern", 0.0) + \
-        parts.get("value_pattern", 0.0)
+        parts.get("value_pattern", 0.0) + parts.get("heading", 0.0)
 
 
 def merged_provenance(xs: list[Candidate]) -> tuple[Citation, ...]:

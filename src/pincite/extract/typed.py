@@ -3,7 +3,8 @@
 One canonical value per type (issue contract):
 money `{"amount": 450000, "currency": "EUR"}` (+ `basis`, `vat`: excluded|included);
 percent `{"percent": 5}`; date `"2027-01-15"`; datetime `{"date": …, "time": "14:00"}`;
-duration `{"value": 24, "unit": "months"}`; number a JSON number; bool; enum, text,
+duration `{"value": 24, "unit": "months"}` (days may add `"kind": "business"|"natural"`,
+when the text says which days count: "10 días hábiles"); number a JSON number; bool; enum, text,
 entity and clause a string; "explicitly not required" `{"required": false}`.
 
 `fact_value(ftype, fact)` returns (value, shape) where shape ∈ [0, 1] says how well the
@@ -20,6 +21,7 @@ from ..facts.atomic import AtomicFact
 
 DURATION_UNITS = {"Y": "years", "M": "months", "W": "weeks", "D": "days"}
 TIME_UNITS = {"H": "hours", "M": "minutes"}
+DAY_KINDS = ("business", "natural")  # a duration in days may say which days it counts
 _DUR_RE = re.compile(r"^P(?:(?P<n>[0-9]+(?:\.[0-9]+)?)(?P<u>[YMWD]))\Z|^PT(?P<tn>[0-9]+(?:\.[0-9]+)?)(?P<tu>[HM])\Z")
 _DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # \Z: `$` matches before a newline
 _DATETIME_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2})(?::[0-9]{2})?(.*)\Z")
@@ -59,10 +61,23 @@ def duration_value(iso: str | None) -> dict[str, Any] | None:
     return {"value": json_number(m.group("tn")), "unit": TIME_UNITS[m.group("tu")]}
 
 
-def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
-    """Return (canonical value, shape fit) of a fact for a field type, or None."""
+# a negation folded into one of these kinds ("no inferior a", "not less than" → ge) states
+# a bound; the value itself is stated, not denied
+BOUND_KINDS = frozenset({"ge", "gt", "le", "lt", "excl_tax", "incl_tax"})
+
+
+def negated(fact: AtomicFact) -> bool:
+    """Return True when a negation denies the fact's value, not when it only turns a bound
+    ("not less than £4,000,000" states a minimum of £4,000,000)."""
+    return any(q.negated and q.kind not in BOUND_KINDS for q in fact.qualifiers)
+
+
+def fact_value(ftype: str, fact: AtomicFact, unit: str | None = None) -> tuple[Any, float] | None:
+    """Return (canonical value, shape fit) of a fact for a field type, or None; a number
+    field takes a duration in the unit it counts (`unit`), none when it counts things
+    (`count`), any when it does not say."""
     vt = fact.value_type
-    if fact.negated:
+    if negated(fact):
         return None
     num = _decimal(fact.normalized_value)
     if ftype == "money":
@@ -78,13 +93,15 @@ def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
     if ftype == "number":
         if vt == "number" and num is not None:
             return json_number(num), 1.0 if not fact.unit else 0.8
-        if vt == "duration":  # "treinta (30) días" for a count of days
+        if vt == "duration" and unit != "count":  # "treinta (30) días" for a count of days
             d = duration_value(fact.normalized_value)
-            return (d["value"], 0.7) if d else None
+            return (d["value"], 0.7) if d and unit in (None, d["unit"]) else None
         return None
     if ftype == "duration":
         if vt == "duration":
             d = duration_value(fact.normalized_value)
+            if d and d["unit"] == "days" and fact.detail in DAY_KINDS:
+                d["kind"] = fact.detail  # "1 business day" is not "1 day"
             return (d, 1.0) if d else None
         return None
     if ftype == "date":
@@ -109,6 +126,27 @@ def fact_value(ftype: str, fact: AtomicFact) -> tuple[Any, float] | None:
             return {"date": v}, 0.6
         return None
     return None
+
+
+_CLOCK = re.compile(r"(?<![0-9:.])(?P<h>[01]?[0-9]|2[0-3])[:.](?P<m>[0-5][0-9])(?![0-9])"
+                    r"(?:\s*(?P<ap>[ap]\.?\s?m\.?(?!\w)|noon|midnight|mediod[ií]a))?", re.I)
+
+
+def clock_times(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int, str]]:
+    """Return the times of day written in `text[lo:hi]` as (start, end, "HH:MM"), with
+    "p.m." and "a.m." applied ("2:00 p.m." is 14:00; "12:00 noon" is 12:00); a time at
+    midnight is left out (it names the end of a day, not an hour of it)."""
+    out = []
+    for m in _CLOCK.finditer(text, lo, len(text) if hi is None else hi):
+        h, ap = int(m["h"]), (m["ap"] or "").lower().replace(".", "").replace(" ", "")
+        if ap == "midnight" or (ap in ("am", "pm") and not 1 <= h <= 12):
+            continue
+        if ap == "pm" and h < 12:
+            h += 12
+        elif ap == "am" and h == 12:
+            h = 0
+        out.append((m.start(), m.end(), f"{h:02d}:{m['m']}"))
+    return out
 
 
 def vat_of(text: str) -> str | None:
@@ -137,9 +175,11 @@ def is_valid(ftype: str, value: Any, values: tuple[str, ...] = ()) -> bool:
     if ftype == "number":
         return isinstance(value, num) and not isinstance(value, bool)
     if ftype == "duration":
-        return (isinstance(value, dict) and set(value) == {"value", "unit"}
+        return (isinstance(value, dict) and {"value", "unit"} <= set(value) <= {"value", "unit", "kind"}
                 and isinstance(value["value"], num)
-                and value["unit"] in (*DURATION_UNITS.values(), *TIME_UNITS.values()))
+                and value["unit"] in (*DURATION_UNITS.values(), *TIME_UNITS.values())
+                and value.get("kind", "business") in DAY_KINDS
+                and ("kind" not in value or value["unit"] == "days"))
     if ftype == "date":
         return isinstance(value, str) and bool(_DATE_RE.match(value))
     if ftype == "datetime":

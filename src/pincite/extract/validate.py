@@ -3,10 +3,17 @@
 `validate(records, schema, verifier)` re-verifies every provenance entry with the
 deterministic verifier (the model never sets `quote_verified`), then checks:
 - a non-null value without verified provenance is an error (`unverified_provenance`);
+- a value that none of its verified quotes states is an error (`value_not_in_quote`, the
+  rules of `extract.stated`); a fixed value of one of the field's `value_patterns` is
+  stated by a quote the pattern matches ("no se divide en lotes" states 1 lot);
 - the value has its type's canonical JSON shape (`type:<field type>`);
 - per-field ranges (`min`/`max`);
 - postconditions across fields (`guarantee.definitive <= 10`, dates in order, sums);
-  a check that names a null field does not apply.
+  a check that names a null field does not apply;
+- no verified entry cites text that reads as an instruction to the reader or a model
+  (`instruction_in_evidence`, found by `ask.instructions` in the cited block): an order
+  planted in a document is never evidence of a value, whoever quotes it — an extractor,
+  or a model that obeyed it.
 Errors are codes on the record (`validation_errors`), not exceptions.
 """
 
@@ -14,15 +21,21 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..ask.instructions import instruction_spans
 from ..cite.verifier import Verifier
+from ..index.segment import BLOCK_KINDS
+from ..model import Citation
 from ..vocab import FieldStatus
 from .records import FieldRecord
 from .schema import FieldSpec, Postcondition, Schema
+from .stated import states
 from .typed import is_valid, numeric
 
+VALUE_NOT_IN_QUOTE = "value_not_in_quote"
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
         "==": operator.eq, "!=": operator.ne}
 
@@ -85,6 +98,32 @@ def postcondition_errors(schema: Schema, values: dict[str, Any]) -> dict[str, li
     return failed
 
 
+def cites_instruction(verifier: Verifier, c: Citation) -> bool:
+    """Return whether a verified entry's span overlaps an instruction-like span of a block
+    it lies in (`ask.instructions.instruction_spans` over the block's text)."""
+    rev = verifier.revision(c.doc_id) if c.quote_verified else None
+    loaded = verifier.layer(rev, c.text_layer) if rev is not None else None
+    if loaded is None:
+        return False
+    text = loaded.text
+    for e in loaded.layer.elements:
+        if e.kind not in BLOCK_KINDS or e.char_end <= c.char_start or e.char_start >= c.char_end:
+            continue
+        for a, b in instruction_spans(text[e.char_start:e.char_end]):
+            if e.char_start + a < c.char_end and c.char_start < e.char_start + b:
+                return True
+    return False
+
+
+def pattern_states(spec: FieldSpec, value: Any, quotes: Sequence[str]) -> bool:
+    """Return True when a quote matches one of the field's value patterns whose fixed value
+    is `value`: the code re-derives the value from the quote by the same rule."""
+    for pattern, fixed in spec.value_patterns:
+        if fixed == value and any(re.search(pattern, q, re.I | re.S) for q in quotes):
+            return True
+    return False
+
+
 def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier) -> list[FieldRecord]:
     """Return the records with provenance re-verified and `validation_errors` set."""
     out = []
@@ -94,7 +133,12 @@ def validate(records: Sequence[FieldRecord], schema: Schema, verifier: Verifier)
         errors: list[str] = []
         if r.value is not None and (not prov or not all(c.quote_verified for c in prov)):
             errors.append("unverified_provenance")
+        elif r.value is not None and not states(spec.type, r.value, [c.quote for c in prov]) \
+                and not pattern_states(spec, r.value, [c.quote for c in prov]):
+            errors.append(VALUE_NOT_IN_QUOTE)
         errors += value_errors(spec, r.value)
+        if any(cites_instruction(verifier, c) for c in prov):
+            errors.append("instruction_in_evidence")
         # errors an extractor already recorded (e.g. malformed model output) are kept
         out.append(r.with_(provenance=prov, validation_errors=r.validation_errors + tuple(
             e for e in errors if e not in r.validation_errors)))

@@ -33,6 +33,7 @@ from ..cite.compare import comparison_form
 from ..cite.locate import LocatorIndex
 from ..model import Box, Element, TextLayer
 from ..parse.layout import clause_mark
+from ..parse.tables.cues import DIMENSIONS
 from ..values import (
     SCALES,
     Qualifier,
@@ -44,7 +45,7 @@ from ..values import (
     guess_lang,
     parse_value,
 )
-from ..vocab import ElementKind
+from ..vocab import ComparisonForm, ElementKind
 
 SCHEMA_NAME = "pincite.facts"
 SCHEMA_VERSION = 1
@@ -293,23 +294,31 @@ def _cell_facts(b: _Builder, t: _Table, clauses: _Clauses, lang: str | None,
         row, col = _paths(t, cell, text)
         v = parse_value(text, a, z, lang=lang, date_order=date_order)
         if v is None:
-            whole = Value("text", a, z, text[a:z], comparison_form(text[a:z]))
+            # a text cell's key stays in cmp-1 (case folded) as before cmp-2: the
+            # comparison form of citations changed, the grouping of cell texts did not
+            whole = Value("text", a, z, text[a:z], comparison_form(text[a:z], ComparisonForm.CMP_1))
             b.add(whole, "table_cell", cell, section, row, col, extra)
             for inner in find_values(text, a, z, lang=lang, date_order=date_order):
                 b.add(inner, "table_cell", cell, section, row, col, extra, a, z)
             continue
         kw: dict[str, Any] = {}
+        # the cell's own unit (written on it, or named by its column header) wins over the
+        # table's: "Minimum hours" in a sheet priced in euros holds hours, not euros
+        cell_unit = (cell.meta or {}).get("unit")
+        unit = cell_unit or table_unit
+        cur = None if unit in DIMENSIONS or unit == "%" else (
+            currency_code(str(cell_unit)) if cell_unit else table_cur)
         if v.value_type in ("number", "money") and v.amount is not None:
-            if v.scale is None and factor != 1:
+            if v.scale is None and factor != 1 and cell_unit not in DIMENSIONS:
                 kw["normalized"] = canonical(v.amount * Decimal(factor))
                 kw["scale"] = table_scale
-            if table_unit and not v.unit and not v.currency:
+            if unit and not v.unit and not v.currency:
                 kw["flags"] = ("unit_from_table",)
-            if table_unit:
-                kw["unit"] = str(table_unit)
-                if v.value_type == "number" and table_cur:
-                    kw["currency"], kw["value_type"] = table_cur, "money"
-                elif v.value_type == "number" and table_unit == "%":
+            if unit and not (v.value_type == "money" and unit in DIMENSIONS):
+                kw["unit"] = str(unit)
+                if v.value_type == "number" and cur:
+                    kw["currency"], kw["value_type"] = cur, "money"
+                elif v.value_type == "number" and unit == "%":
                     kw["value_type"], kw["normalized"] = "percent", canonical(v.amount)
                     kw.pop("scale", None)
         b.add(v, "table_cell", cell, section, row, col, extra, **kw)

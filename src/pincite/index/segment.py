@@ -30,7 +30,7 @@ from ..vocab import ElementKind
 
 POLICY = "seg-1"
 BLOCK_KINDS = (ElementKind.HEADING, ElementKind.PARAGRAPH, ElementKind.LIST_ITEM,
-               ElementKind.TABLE)
+               ElementKind.TABLE, ElementKind.FIELD)
 _SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+")
 
 

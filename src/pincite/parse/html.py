@@ -18,12 +18,14 @@ empty in every row are dropped there, so spans cannot widen the text); `th` cell
 with a `scope` and cells in `thead` are header cells; CSS indentation and leading
 no-break spaces of a cell are its indentation; a nested table's text is flattened into
 its cell; a `caption` is a paragraph before the table and the table's caption. Version 2:
-header-path cell locators (`parse.tables.grid_layer`).
+header-path cell locators (`parse.tables.grid_layer`). Version 3: text hidden by a
+`<style>` rule is flagged.
 
 Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, an inline
 style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, tiny text
 (an inline `font-size` under 2px / 1.5pt / 0.15em / 15%), white or transparent text (inline
-`color` or `<font color>`) where no ancestor paints a background, or with bidi controls / tag
+`color` or `<font color>`) where no ancestor paints a background, the same hiding
+declarations in a top-level rule of the document's own `<style>` (`parse.stylesheet`), or with bidi controls / tag
 characters; the text is kept), `external_ref` (a remote `src`, `href` of
 `link`, `data`, `poster`, `srcset`, `background`, CSS `url()`/`@import`, or a meta
 refresh; never fetched), `truncated` (nesting deeper than `limits.max_html_depth`, 512 by
@@ -53,9 +55,10 @@ from .hidden_chars import HIDDEN_CHARS_RE
 from .inline_style import hides, indent_points, paints
 from .layout import LayerBuilder
 from .numerals import letters, roman
+from .stylesheet import hidden_by_sheets
 
 PARSER = "html"
-VERSION = "2"
+VERSION = "3"
 
 MAX_COLSPAN = 1000  # the HTML standard's own clamp
 MAX_ROWSPAN = 65534
@@ -182,9 +185,11 @@ class _Buffer:
 class _Walker:
     """Walks the tree once, iteratively, feeding blocks to the builder in reading order."""
 
-    def __init__(self, builder: LayerBuilder, limits: Limits) -> None:
+    def __init__(self, builder: LayerBuilder, limits: Limits,
+                 sheet_hidden: frozenset[lxml.etree._Element] = frozenset()) -> None:
         self.b = builder
         self.limits = limits
+        self.sheet_hidden = sheet_hidden  # elements a `<style>` rule hides
         self.truncated = False
         self.buf = _Buffer()
         self.lists: dict[lxml.etree._Element, list] = {}  # ol → [next number, type]
@@ -200,7 +205,7 @@ class _Walker:
             self.b.paragraph(text, kind=ctx.kind, flags=flags)
 
     def child_ctx(self, el: lxml.etree._Element, tag: str, ctx: _Ctx) -> _Ctx:
-        hidden = ctx.hidden or hides(el, ctx.painted)
+        hidden = ctx.hidden or hides(el, ctx.painted, self.sheet_hidden)
         painted = ctx.painted or paints(el)
         pre = ctx.pre or tag in PRE_TAGS
         kind, level = ctx.kind, ctx.level
@@ -299,7 +304,7 @@ class _Walker:
                 if depth > self.limits.max_html_depth:
                     self.truncated = True
                 else:
-                    h = parent_hidden or hides(node, painted)
+                    h = parent_hidden or hides(node, painted, self.sheet_hidden)
                     p = painted or paints(node)
                     if node.text:
                         parts.append(node.text)
@@ -327,7 +332,7 @@ class _Walker:
 
     def table(self, table: lxml.etree._Element, ctx: _Ctx) -> None:
         limits = self.limits
-        hidden = ctx.hidden or hides(table, ctx.painted)
+        hidden = ctx.hidden or hides(table, ctx.painted, self.sheet_hidden)
         painted = ctx.painted or paints(table)
         caption: str | None = None
         for child in table:
@@ -352,7 +357,7 @@ class _Walker:
             truncated = True
         for r in range(n_rows):
             tr = trs[r]
-            tr_hidden = hidden or hides(tr, painted)
+            tr_hidden = hidden or hides(tr, painted, self.sheet_hidden)
             tr_painted = painted or paints(tr)
             in_head = _tag(tr.getparent()) == "thead"
             while len(grid) <= r:
@@ -470,9 +475,16 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
     _refuse_too_deep(parser)
     if _has_external_refs(root):
         b.flag("external_ref")
-    walker = _Walker(b, limits)
+    walker = _Walker(b, limits, hidden_by_sheets(root))
     walker.walk(root)
     walker.flush(_Ctx(False, 0, False, "paragraph", 0))
     if walker.truncated:
         b.flag("truncated")
-    return b.finish(limits.max_text_chars, "the document holds no text")
+    try:
+        return b.finish(limits.max_text_chars, "the document holds no text")
+    except ParseFailure as exc:
+        if walker.truncated and exc.reason == "empty":  # all its text was past the limit
+            raise ParseFailure("too_deep", f"all the text of the HTML nests deeper than "
+                               f"{limits.max_html_depth} levels (the limit); flatten the "
+                               "markup") from None
+        raise

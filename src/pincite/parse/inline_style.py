@@ -1,7 +1,8 @@
 """What an element's inline CSS (and its old presentational attributes) tells the HTML parser:
 whether a reader sees its text, and how far a table label is indented.
 
-Hidden from a reader: `display:none`, `visibility:hidden|collapse`, `font-size:0`,
+Hidden from a reader (`parse.stylesheet` applies the same test to `<style>` rules):
+`display:none`, `visibility:hidden|collapse`, `font-size:0`,
 `opacity:0`, tiny text (a `font-size` under 2px / 1.5pt / 0.15em / 15%), transparent text,
 and white text (`color` or `<font color>`) where neither the element nor an ancestor paints
 a background other than white (`bgcolor`, `background`, `background-color`).
@@ -37,16 +38,10 @@ def paints(el: lxml.etree._Element) -> bool:
                for m in _BACKGROUND_RE.finditer(el.get("style") or ""))
 
 
-def hides(el: lxml.etree._Element, painted: bool = False) -> bool:
-    """Return True when the text of `el` is not seen by a reader: hidden, invisible, tiny, or
-    white/transparent where nothing paints a background (`painted`: an ancestor or `el` does)."""
-    a = el.attrib
-    if "hidden" in a or a.get("aria-hidden", "").strip().lower() == "true":
-        return True
-    if a.get("type", "").lower() == "hidden":
-        return True
-    style = a.get("style") or ""
-    if style and (_HIDDEN_STYLE_RE.search(style) or _CLEAR_TEXT_RE.search(style)):
+def hiding_declarations(style: str) -> bool:
+    """Return True when CSS declarations hide text whatever the background: none, hidden,
+    zero or tiny size, zero opacity, transparent colour."""
+    if _HIDDEN_STYLE_RE.search(style) or _CLEAR_TEXT_RE.search(style):
         return True
     for m in _FONT_SIZE_RE.finditer(style):
         try:
@@ -54,6 +49,22 @@ def hides(el: lxml.etree._Element, painted: bool = False) -> bool:
                 return True
         except ValueError:
             pass
+    return False
+
+
+def hides(el: lxml.etree._Element, painted: bool = False,
+          sheet_hidden: frozenset[lxml.etree._Element] = frozenset()) -> bool:
+    """Return True when the text of `el` is not seen by a reader: hidden (by an attribute, its
+    inline style or a `<style>` rule: `sheet_hidden`), invisible, tiny, or white/transparent
+    where nothing paints a background (`painted`: an ancestor or `el` does)."""
+    a = el.attrib
+    if "hidden" in a or a.get("aria-hidden", "").strip().lower() == "true":
+        return True
+    if a.get("type", "").lower() == "hidden" or el in sheet_hidden:
+        return True
+    style = a.get("style") or ""
+    if style and hiding_declarations(style):
+        return True
     if painted or paints(el):
         return False
     color = (a.get("color") or "") if str(el.tag).lower() == "font" else ""

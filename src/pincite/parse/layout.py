@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import ParseFailure
 from ..model import Box, Element, Geometry, TextLayer
+from ..vocab import ElementKind
 from .assembly import CharGeom, TextAssembly, clean, clean_same_length
 from .tables.grid_layer import add_table
 
@@ -221,6 +222,23 @@ class LayerBuilder(TextAssembly):
         ))
         self._flags.update(flags)
         self._last_text = text
+
+    def field(self, name: str, value: str, *, page: int | None = None, box: Box | None = None,
+              flags: tuple[str, ...] = ()) -> None:
+        """Add a form field's value as a block with the locator `field NAME`, every
+        character on the widget's box."""
+        text = clean(value)
+        if not text.strip():
+            return
+        chars: CharGeom | None = [(page, box)] * len(text) if page and box else None
+        start, end = self._append(text, chars)
+        pg, bbox = self._where(start, end, page)
+        self._elements.append(Element(
+            ElementKind.FIELD.value, start, end, self._unique(f"field {name}"), pg, bbox,
+            self._heading_path(), flags=tuple(flags),
+        ))
+        self._flags.update(flags)
+        self._last_text = None
 
     def table(self, rows: Sequence[Sequence[str]], *, page: int | None = None,
               cell_chars: Sequence[Sequence[CharGeom | None]] | None = None,

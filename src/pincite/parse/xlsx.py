@@ -22,7 +22,10 @@ Cell text is the displayed value, simply: integers without `.0`, other floats in
 shortest round-trip form, percent formats as `12.5%`, dates as ISO (`2024-01-31`, or
 `2024-01-31T09:30:00` with a time), booleans `TRUE`/`FALSE`, error values as written.
 
-Flags: `formulas` on the layer and `formula` on each cell holding one; `hidden_text` on
+Flags: `formulas` on the layer and `formula` on each cell holding one;
+`formula_without_value` on the layer and on each table with a formula cell that has no
+cached value (a file written by a program that does not compute formulas: the cell's
+value is unknown, so it is absent from the text, and the table says so); `hidden_text` on
 a hidden (or very hidden) sheet's heading, tables and cells, and on cells in hidden rows
 or columns or with bidi controls / tag characters (the text is kept); `external_ref` (external links or relationships),
 `active_content` (a VBA project, e.g. `.xlsm`), `truncated`.
@@ -344,6 +347,11 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
             for (r, c), span in spans.items():
                 spans_by_row.setdefault(r, []).append((c, span))
             sheet_flags = ("hidden_text",) if hidden_sheet else ()
+            # formula cells the file holds no cached value for: never shown, never dropped
+            # silently (the table and the layer say so)
+            uncached = {r for r, c in info.formulas if c not in rows.get(r, {})}
+            if uncached:
+                flags.add("formula_without_value")
             if rows:
                 b.heading(ws.title, 1, flags=sheet_flags)
             for block, caption in _titled_blocks(rows):
@@ -380,6 +388,8 @@ def _parse(data: bytes, limits: Limits, flags: set[str]) -> TextLayer:
                             bindents[(ri, c - c_lo)] = float(lvl)
                 if truncated:
                     tflags.add("truncated")
+                if any(block[0] <= r <= block[-1] + 1 for r in uncached):  # + a totals row
+                    tflags.add("formula_without_value")
                 b.table(grid, flags=tuple(sorted(tflags)), spans=bspans, cell_flags=cflags,
                         indents=bindents, refs=refs, sheet=ws.title, caption=caption)
         if truncated:

@@ -41,7 +41,8 @@ from ..errors import (
 )
 from ..extract.case import case_guard
 from ..extract.schema import FieldSpec, schema_from_checks
-from ..extract.validate import postcondition_errors, value_errors
+from ..extract.stated import states
+from ..extract.validate import VALUE_NOT_IN_QUOTE, postcondition_errors, value_errors
 from ..limits import ROW_ID_MAX, check_number
 from ..model import (
     Clock,
@@ -257,7 +258,7 @@ class ReviewQueue:
         citation = None
         if decision == ReviewDecision.CORRECT and not not_stated:
             citation = self._cite(item, str(quote), doc)
-            self._check_correction(item, value)
+            self._check_correction(item, value, str(citation["quote"]))
         at = self.now()
         base = (self.store.field_record(self.principal.tenant, item["case_id"], item["field"])
                 or dict(item["candidate"]))
@@ -276,10 +277,11 @@ class ReviewQueue:
                 "label": res.label, "record": record,
                 "incident": res.incident_id}
 
-    def _check_correction(self, item: dict[str, Any], value: Any) -> None:
+    def _check_correction(self, item: dict[str, Any], value: Any, quote: str) -> None:
         """Refuse a corrected value that fails the checks an extracted one must pass: the
-        field's type and range, and the schema's postconditions over the case's other
-        present values (the checks the run stored; a run stored without them: the type)."""
+        field's type and range, the schema's postconditions over the case's other present
+        values (the checks the run stored; a run stored without them: the type), and that
+        its verified `quote` states it (`extract.stated`)."""
         tenant, name = self.principal.tenant, item["field"]
         run = self.store.extraction_run(tenant, item["run_id"]) or {}
         schema = schema_from_checks(run["checks"]) if run.get("checks") else None
@@ -296,6 +298,14 @@ class ReviewQueue:
                     if rec is not None and rec.get("status") == FieldStatus.PRESENT:
                         values[other] = rec.get("value")
             errors = postcondition_errors(schema, values).get(name, [])
+        if not errors and not states(spec.type, value, quote):
+            errors = [VALUE_NOT_IN_QUOTE]
+        if errors == [VALUE_NOT_IN_QUOTE]:
+            raise InvalidCorrection(
+                f"the corrected value {json.dumps(value, ensure_ascii=False)[:80]} of field "
+                f"{name!r} fails {VALUE_NOT_IN_QUOTE}: the quoted words do not state it; quote "
+                "the words of the document that state the value (--quote) or give the value "
+                "they state (--value)")
         if errors:
             shape = TYPE_SHAPES.get(spec.type, "a non-empty string")
             raise InvalidCorrection(

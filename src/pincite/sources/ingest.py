@@ -18,15 +18,8 @@ from typing import Any
 from .. import faults
 from ..errors import ParseFailure, UsageError
 from ..limits import Limits
-from ..model import (
-    MEDIA_TYPES,
-    Revision,
-    TextLayer,
-    check_name,
-    check_source_id,
-    parse_acl_entry,
-    timestamp,
-)
+from ..model import MEDIA_TYPES, Revision, TextLayer, check_name, parse_acl_entry, timestamp
+from ..model.names import check_source_id
 from ..parse import parser_id
 from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store

@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import StoreDamaged
 from ..model import Revision, Source, TextLayer
 from ..vocab import IngestStatus
 from .blobs import BlobStore
@@ -192,6 +193,7 @@ class Maintenance(Protocol):
     """Check, repair and close."""
 
     def fsck(self, grace_seconds: float = 600.0) -> FsckReport: ...
+    def damage(self, exc: BaseException) -> StoreDamaged | None: ...
     def close(self) -> None: ...
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from .base import canonical
 
-DUR_RE = (r"(?i:(?P<du>(?P<dk>business|calendar|working|banking|trading)\s{1,3}days?|years?"
+DUR_RE = (r"(?i:(?P<du>(?P<dk>business|calendar|working|banking|trading|natural)\s{1,3}days?|years?"
           r"|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|a[ñn]os?|meses|mes|semanas?"
           r"|d[ií]as?|horas?|minutos?))(?!\w)")
 # unit name → ISO 8601 designator ("T…" for time designators)

@@ -41,7 +41,9 @@ _MULT = {"hundred": 100, "thousand": 1000, "mil": 1000, "million": 10**6, "mill√
 NUMBER_WORDS = set(_SMALL) | set(_MULT)
 _NW = rf"(?:{alternation(NUMBER_WORDS)})(?!\w)"
 WORD_RUN = rf"(?<!\w){_NW}(?:(?:\s{{1,3}}|-)(?:(?:y|and)\s{{1,3}})?{_NW}){{0,10}}"
-PCT_WORDS_RE = r"(?i:por\s{1,3}ciento|por\s{1,3}cien|percent|per\s{1,3}cent|pct)(?!\w)"
+# "5 por 100" is the Spanish legal way to write 5 % (never "por 1000", a rate per mille)
+PCT_WORDS_RE = (r"(?:(?i:por\s{1,3}ciento|por\s{1,3}cien|percent|per\s{1,3}cent|pct)(?!\w)"
+                r"|(?i:por\s{1,3}100)(?![\d.,]?\d))")
 
 
 def parse_number_words(text: str) -> int | None:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 _VALUE_RE = re.compile(
     r"^[(\[+\-–−$€£¥]*\s*(?:\d[\d\s.,'’]*\d|\d)(?:\s*%|[)\]*]|[a-z]{0,2})*$"
-    r"|^(?:n/?a|n\.a\.?|n\.s\.?|–|—|-|\.\.\.?|…|:|x|\*{1,3})$",  # placeholders (":" Eurostat)
+    r"|^(?:n/?a|n\.a\.?|n\.s\.?|–|—|-|\.\.\.?|…|:|x|\*{1,3})$",  # placeholders (":" for not available in statistical tables)
     re.IGNORECASE)
 _BULLETS = frozenset("•◦▪▫●○■□‣⁃∙·*–—-o")
 

@@ -54,6 +54,7 @@ class Grid:
     columns: list[tuple[float, float]]  # x extent of each column
     ruled: bool
     indents: dict[tuple[int, int], float] = field(default_factory=dict)
+    frame: int = 0  # the frame its text reads in (`frames`); box and columns are in it
 
 
 def _rule_between(hrules: list[tuple[float, float, float]], upper: Row, lower: Row,

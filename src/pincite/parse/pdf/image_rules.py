@@ -73,8 +73,23 @@ def image_rules(image: Any, scale: float) -> list[ShownRule]:
     return out[:MAX_RULES]
 
 
-def shown_transform(x0: np.ndarray, y1: np.ndarray, x1: np.ndarray, y0: np.ndarray,
-                    ) -> tuple[np.ndarray, ...]:
-    """`Page.to_shown` for rulings already in the page's displayed frame (see
-    `lines._shown_rules`, which passes the columns as x0, bottom, x1, top)."""
-    return x0, y0, x1, y1
+def to_pdf_space(rules: list[ShownRule], box: tuple[float, float, float, float],
+                 rot: int) -> list[tuple[float, float, float, float]]:
+    """Return rulings given as shown (a page of visible area `box` in PDF space, turned `rot`
+    quarter turns clockwise) in PDF space, as `Page.rules` holds them: (x0, y0, x1, y1)."""
+    L, B, R, T = box
+
+    def point(x: float, y: float) -> tuple[float, float]:
+        if rot % 4 == 0:
+            return L + x, T - y
+        if rot % 4 == 1:
+            return L + y, B + x
+        if rot % 4 == 2:
+            return R - x, B + y
+        return R - y, T - x
+
+    out = []
+    for x0, top, x1, bottom in rules:
+        (a, b), (c, d) = point(x0, top), point(x1, bottom)
+        out.append((a, b, c, d))
+    return out

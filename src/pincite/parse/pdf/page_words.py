@@ -9,7 +9,8 @@
   at vertical rulings;
 - rulings: the page's horizontal and vertical strokes with collinear pieces joined.
 
-Boxes are as shown: (x0, top, x1, bottom), origin top-left.
+Boxes are in the frame the lines read in (`Line.frame`, `frames`): (x0, top, x1,
+bottom), origin top-left; on most pages that is the page as shown.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ _LEADER_RE = re.compile(r"[.·…]{3,}|_{3,}")
 
 @dataclass(slots=True)
 class Word:
-    """A run of glyphs between spaces on one line: `line.text[a:b]`, its box as shown."""
+    """A run of glyphs between spaces on one line: `line.text[a:b]`, its box in the line's
+    frame."""
 
     line: Line
     a: int
@@ -77,11 +79,11 @@ class Rules:
 def _band(ln: Line) -> tuple[float, float]:
     """Return the line's top and bottom as most of its glyphs set them (a symbol font's
     bullet can have a box several lines tall); a sample of glyphs is enough."""
-    boxes = ln.boxes
+    boxes = ln.own_boxes
     step = max(1, len(boxes) // 9)
     sample = [b for b in boxes[::step] if b != ZERO]
     if not sample:
-        return ln.dbox[1], ln.dbox[3]
+        return ln.top, ln.bottom
     tops = sorted(b[1] for b in sample)
     bottoms = sorted(b[3] for b in sample)
     return tops[len(tops) // 2], bottoms[len(bottoms) // 2]
@@ -91,7 +93,7 @@ def line_words(ln: Line, band: tuple[float, float] | None = None) -> list[Word]:
     """Return the words of a line (leaders split off and marked as fillers), each with
     the box of its first and last glyphs (the line's usual top and bottom for a glyph
     box taller than the line's)."""
-    text, boxes = ln.text, list(ln.boxes)
+    text, boxes = ln.text, list(ln.own_boxes)
     top, bottom = band or _band(ln)
     tall = 1.5 * (bottom - top)
     out: list[Word] = []
@@ -191,9 +193,9 @@ def chunk(row: Row, vrules: list[tuple[float, float, float]]) -> None:
 # ---- rulings ---------------------------------------------------------------------------
 
 
-def merge_rules(page: Page) -> Rules:
-    """Return the page's rulings with collinear pieces joined."""
-    h, v = page.rulings()
+def merge_rules(page: Page, frame: int) -> Rules:
+    """Return the page's rulings in `frame` with collinear pieces joined."""
+    h, v = page.rulings(frame)
     return Rules(_merge(h), _merge(v))
 
 

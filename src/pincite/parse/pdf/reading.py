@@ -3,8 +3,8 @@
 `lines` reads each page into visual lines (spaces inserted where glyphs stand apart,
 per-character boxes). This module then
 
-- puts the lines of a one-column page top to bottom (some generators write a page out of
-  order),
+- puts the lines of a one-column page top to bottom (`line_order`: some generators write
+  a page out of order),
 - takes the tables out of the lines (`table_detect`: ruled and unruled, a table continued
   on the next page joined into one) and puts each back in the reading flow as a table
   block, with the caption stated just above it (`pdf_table_flow`),
@@ -21,7 +21,12 @@ per-character boxes). This module then
 Pages without a usable text layer are read from their images first (`scanned`), their
 lines then go the same way; such a layer is `pdf+ocr` (`ocr_marks`).
 
-Version 2 adds the tables (version 1 read them as paragraphs).
+Form fields (`fields`) follow the text of their page, each a block with the locator
+`field NAME` and its widget's box.
+
+Version 2 adds the tables (version 1 read them as paragraphs); version 3 the form fields,
+right-to-left runs in logical order and superscripts back on their word; version 4 reads
+text in its own frame (`frames`: a page turned against its /Rotate, a table set sideways).
 
 Boxes are `(x0, top, x1, bottom)` in points, origin at the top-left of the page as shown.
 """
@@ -42,7 +47,10 @@ from ...errors import ParseFailure
 from ...limits import Limits
 from ...model import TextLayer
 from ..layout import ClauseMark, clause_mark
+from .bidi import cjk_pair
 from .builder import Geo, GeometryBuilder
+from .fields import REFUSED, FormField, emit_fields, has_form, read_fields
+from .line_order import reading_order
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .ocr_marks import mark_layer
 from .pdfium_api import pdfium_fns
@@ -51,7 +59,7 @@ from .scanned import OcrPass, read_scans
 from .table_flow import TableBlock, caption_of, cut_tables, emit, place
 
 PARSER = "pdf"
-VERSION = "2"
+VERSION = "4"
 
 _PDFIUM_LOCK = threading.Lock()
 _TERMINAL = ".:;!?"
@@ -73,35 +81,6 @@ class _Para:
 # ---- paragraphs ------------------------------------------------------------------------
 
 
-def _reading_order(lines: list[Line]) -> list[Line]:
-    """Return the lines of a page top to bottom when the page is one column of text.
-
-    Some generators write a page's text out of order (headings first, then the lists
-    under them). On a page where most lines span most of the text width, rows of lines
-    are ordered by height; lines on the same row keep pdfium's order. Pages with several
-    columns keep pdfium's order, which follows the content stream.
-    """
-    body = [ln for ln in lines if not ln.hidden]
-    if len(body) < 3:
-        return lines
-    left = min(ln.x0 for ln in body)
-    right = max(ln.x1 for ln in body)
-    wide = sum(1 for ln in body if ln.x1 - ln.x0 >= 0.6 * (right - left))
-    if wide < 0.4 * len(body):
-        return lines
-    if all(a.top <= b.top + 0.3 * a.height for a, b in pairwise(lines)):
-        return lines  # already top to bottom
-    order = sorted(range(len(lines)), key=lambda i: lines[i].top)
-    row = [0] * len(lines)
-    r, row_top, row_h = 0, lines[order[0]].top, lines[order[0]].height
-    for i in order:
-        ln = lines[i]
-        if ln.top > row_top + 0.5 * max(row_h, 1.0):
-            r, row_top, row_h = r + 1, ln.top, ln.height
-        row[i] = r
-    return [lines[i] for i in sorted(range(len(lines)), key=lambda i: (row[i], i))]
-
-
 def _pitch(lines: list[Line]) -> float:
     """Return the line spacing inside the page's paragraphs: the lower quartile of the
     steps between lines (a page of one-line paragraphs has mostly paragraph gaps)."""
@@ -113,7 +92,7 @@ def _pitch(lines: list[Line]) -> float:
 def _first_word_width(ln: Line) -> float:
     k = ln.text.find(" ")
     k = len(ln.text) if k < 0 else k
-    return max(0.0, ln.boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
+    return max(0.0, ln.own_boxes[k - 1][2] - ln.x0) if k > 0 else 0.0
 
 
 def _ends_sentence(text: str) -> bool:
@@ -127,6 +106,8 @@ def _ends_sentence(text: str) -> bool:
 
 def _breaks(prev: Line, ln: Line, pitch: float, right: float) -> bool:
     """Return True when `ln` starts a new paragraph after `prev` (same page)."""
+    if prev.frame != ln.frame:
+        return True  # the text turns: a table set sideways, a note along the margin
     if prev.hyphen_join:
         return False
     h = max(prev.height, 1.0)
@@ -299,7 +280,8 @@ def _word_after(s: str) -> str:
 def _join(para: _Para, vocab: _Vocabulary) -> None:
     """Set the paragraph's text and geometry from its lines.
 
-    Lines are joined with a space. A line ending in a hyphen between letters is a compound
+    Lines are joined with a space (none at a line end between two CJK characters: Chinese
+    and Japanese put no spaces between words). A line ending in a hyphen between letters is a compound
     broken after its hyphen (the hyphen stays, and so does the line break, as a space) or a
     word split for the line end (the hyphen becomes a soft hyphen, no space).
     """
@@ -318,6 +300,8 @@ def _join(para: _Para, vocab: _Vocabulary) -> None:
                 pass  # a soft hyphen: the PDF says the word was split
             elif split is not None and not vocab.compound(*split):
                 parts[-1] = last[:-1] + "\u00ad"
+            elif cjk_pair(end, text[0]) and ln.top - prev.top > 0.5 * prev.height:
+                pass  # Chinese and Japanese are written without spaces: nor is a line end
             else:
                 parts.append(" ")
                 geo.add_gap()
@@ -391,20 +375,26 @@ def _open(data: bytes, password: str | None) -> Any:
 def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
     """Return the text layer of a PDF."""
     with _PDFIUM_LOCK:  # pdfium is not thread-safe
-        pages, scan = _read(data, password, limits)
-    layer = _layer(pages)
+        pages, fields, refused, scan = _read(data, password, limits)
+    layer = _layer(pages, fields, refused)
     return layer if scan is None else mark_layer(layer, scan)
 
 
-def _read(data: bytes, password: str | None, limits: Limits) -> tuple[list[Page], OcrPass | None]:
+def _read(data: bytes, password: str | None, limits: Limits
+          ) -> tuple[list[Page], list[FormField], int, OcrPass | None]:
     fn = pdfium_fns()
     doc = _open(data, password)
     deadline = time.monotonic() + limits.parse_seconds
     pages: list[Page] = []
+    fields: list[FormField] = []
+    refused = 0
     try:
         count = len(doc)
         if count > limits.max_pages:
             raise ParseFailure("over_limit", f"{count} pages, over the limit of {limits.max_pages}")
+        form = has_form(doc)
+        if form:
+            doc.init_forms()  # before any page is loaded
         handle = ctypes.cast(doc.raw, c_void_p).value or 0
         total = 0
         for i in range(count):
@@ -415,21 +405,28 @@ def _read(data: bytes, password: str | None, limits: Limits) -> tuple[list[Page]
             if time.monotonic() > deadline:
                 raise ParseFailure("timeout", f"parsing took over {limits.parse_seconds:g} s")
             pages.append(page)
+        if form:
+            fields, refused = read_fields(doc, limits)
         scan = read_scans(doc, fn, handle, pages, limits)
     finally:
         doc.close()
-    return pages, scan
+    return pages, fields, refused, scan
 
 
-def _layer(pages: list[Page]) -> TextLayer:
+def _layer(pages: list[Page], fields: list[FormField] | None = None, refused: int = 0,
+           ) -> TextLayer:
     builder = GeometryBuilder(PARSER, VERSION)
+    fields = list(fields or ())
     for p in pages:
         builder.page_size(p.number, p.width, p.height)
+    if refused:
+        builder.flag(REFUSED)
     if not any(p.lines for p in pages):
         builder.flag("no_text_layer")
+        emit_fields(builder, fields, len(pages) + 1)
         return builder.build()
     for p in pages:
-        p.lines = _reading_order(p.lines)
+        p.lines = reading_order(p.lines)
     blocks, order = cut_tables(pages)
     drop_running(pages)
     items = _paragraphs(pages, place(pages, blocks, order))
@@ -440,6 +437,9 @@ def _layer(pages: list[Page]) -> TextLayer:
     headings = {id(paras[i]): level for i, level in _heading_levels(paras).items()}
     before: list[_Para] = []  # the paragraphs since the last table, latest last
     for item in items:
+        if fields:  # a page's form fields follow its text
+            emit_fields(builder, fields, item.parts[0].page if isinstance(item, TableBlock)
+                         else item.lines[0].page)
         if isinstance(item, TableBlock):
             item.caption = _caption(before[-2:], item)
             emit(builder, item)
@@ -455,19 +455,21 @@ def _layer(pages: list[Page]) -> TextLayer:
             kind = "list_item" if _BULLET_RE.match(para.text) else "paragraph"
             builder.paragraph(para.text, kind=kind, chars=para.geo, flags=flags)
         before.append(para)
+    emit_fields(builder, fields, len(pages) + 1)
     return builder.build()
 
 
 def _caption(paras: list[_Para], table: TableBlock) -> str | None:
     """Return the caption stated just above a table: by the paragraph before it, or by
     the one before that (a note or unit line between)."""
-    top = table.top
+    top, first = table.top, table.parts[0]
     for para in reversed(paras):
         last = para.lines[-1]
-        if last.page != table.parts[0].page or not -2 <= top - last.dbox[3] <= 3 * last.height:
+        if last.page != first.page or last.frame != first.frame or \
+                not -2 <= top - last.bottom <= 3 * last.height:
             return None
         found = caption_of(para.text)
         if found:
             return found
-        top = para.lines[0].dbox[1]
+        top = para.lines[0].top
     return None

@@ -33,7 +33,8 @@ def _page_number(text: str) -> int | None:
 def drop_running(pages: list[Page]) -> None:
     """Remove running headers/footers and page numbers from each page's lines.
 
-    In the top/bottom margin of a page: page-number lines, and lines that recur at the same
+    In the top/bottom margin of a page (of each frame its text reads in, `frames`):
+    page-number lines, and lines that recur at the same
     height on enough pages, word for word (a page number at either end aside) or with a
     number that counts with the page. Anywhere on a page: page-number lines
     alone on their row that count up with the text (documents whose printed pages were
@@ -46,10 +47,13 @@ def drop_running(pages: list[Page]) -> None:
     running: set[int] = set()
     groups: dict[str, list[Line]] = {}
     for p in counted:
-        zone = HEADER_ZONE * p.frame_height
-        by_y = sorted(p.lines, key=lambda ln: ln.top)
-        edge = [ln for ln in by_y[:3] if ln.bottom <= zone] + [
-            ln for ln in by_y[-3:] if ln.top >= p.frame_height - zone and ln.bottom > zone]
+        edge: list[Line] = []
+        for f in sorted({ln.frame for ln in p.lines}):  # each frame its text reads in
+            height = p.frame_height if f == p.frame else p.size(f)[1]
+            zone = HEADER_ZONE * height
+            by_y = sorted((ln for ln in p.lines if ln.frame == f), key=lambda ln: ln.top)
+            edge += [ln for ln in by_y[:3] if ln.bottom <= zone] + [
+                ln for ln in by_y[-3:] if ln.top >= height - zone and ln.bottom > zone]
         for ln in edge:
             if _page_number(ln.text) is not None:
                 drop.add(id(ln))

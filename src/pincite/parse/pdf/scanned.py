@@ -46,7 +46,7 @@ from ...errors import ParseFailure, PinciteError
 from ...limits import Limits, OcrSettings
 from ...vocab import OcrReason, OcrStatus
 from ..ocr import EngineInfo, OcrLine, Tesseract
-from .image_rules import image_rules, shown_transform
+from .image_rules import image_rules, to_pdf_space
 from .lines import GAP_WIDE, ZERO_ROW, CharBoxes, Line, Page
 
 MIN_TEXT = 200      # visible characters a page with a page-sized image must have to be trusted
@@ -233,7 +233,7 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
         entry.status, entry.dpi, entry.detail = OcrStatus.READ, settings.dpi, ""
         found = _replace_lines(page, lines, scale, scan)
         if not page.rules:
-            page.rules, page.to_shown = image_rules(image, scale), shown_transform  # type: ignore[assignment]
+            page.rules = to_pdf_space(image_rules(image, scale), page.box, page.rot)
         entry.words = len(found)
         entry.mean_confidence = round(sum(found) / len(found), 2) if found else None
         total += page.chars
@@ -268,7 +268,7 @@ def despeckle(image: Any) -> Any:
 def _replace_lines(page: Page, lines: list[OcrLine], scale: float, scan: OcrPass) -> list[float]:
     """Put the OCR lines in place of the page's unusable ones; return the confidences of
     the words kept."""
-    kept = [ln for ln in page.lines if not ln.hidden and not page.turned
+    kept = [ln for ln in page.lines if not ln.hidden and ln.frame == page.rot
             and sum(map(_meaningless, ln.text)) * 2 < len(ln.text.replace(" ", "")) + 1]
     taken = [ln.dbox for ln in kept]
     out: list[Line] = []
@@ -290,6 +290,7 @@ def _replace_lines(page: Page, lines: list[OcrLine], scale: float, scan: OcrPass
             confidences.extend(c for _, _, c in words)
     page.lines = kept + out
     page.chars = sum(len(ln.text) for ln in page.lines)
+    page.frame, page.turned, page.frame_height = page.rot, False, page.height
     return confidences
 
 
@@ -327,4 +328,5 @@ def _line(page: Page, words: list[tuple[str, tuple[float, float, float, float], 
     bottom = max(b[3] for _, b, _ in words)
     h = height if height > 0 else bottom - top
     return Line(page.number, "".join(parts), CharBoxes(np.concatenate(rows)), holes,
-                x0, top, x1, bottom, h, False, False, (x0, top, x1, bottom), wide=wide)
+                x0, top, x1, bottom, h, False, False, (x0, top, x1, bottom), wide=wide,
+                frame=page.rot)

@@ -1,18 +1,19 @@
 """Which rows and columns each cell of a PDF table spans, and which rows head it.
 
-Used by `pdf_grid.build_grid` once the words sit in rows and columns:
+Used by `grid.build_grid` once the words sit in rows and columns. Each rule is stated for
+a class of layouts and tested on a document made for it (tests/parse/test_pdf_table_rules.py):
 
 - ruled tables: a cell runs on into empty neighbours where the ruling between them is
   missing beside its lines, and down where the ruling under it is missing;
 - the header: the rows above the first row of values, or above the first rule across the
-  table (numbers can head columns: "Grade 1 2 3"), or above the first row label when text
-  rows stand above the values; a lone header label spans the columns under the rule below
-  it, or the columns it is centred over; header rows of one-column labels are one row of
-  multi-line cells; in a header of several levels a label joins the one right under it
-  ("Elementary" / "ungraded"); a header label with nothing above or below it spans those
-  rows, not across a ruling;
+  table (numbers can head columns: years or lot numbers under a spanning label), or above
+  the first row label when text rows stand above the values; a lone header label spans
+  the columns under the rule below it, or the columns it is centred over; header rows of
+  one-column labels are one row of multi-line cells; in a header of several levels a
+  label joins the one right under it ("Stock" / "level"); a header label with nothing
+  above or below it spans those rows, not across a ruling;
 - body rows of an unruled table: a label that wraps onto the next line is one cell;
-- a cell set midway between two rows spans both.
+- a cell set midway between two closely set rows spans both.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def header_zone(cells: list[Cell], n_rows: int, ruled_below: list[float]) -> int
     if first_values is None:
         return min(1, n_rows - 1) if rule_at is None else min(rule_at, n_rows - 1)
     if rule_at is not None and rule_at <= first_values + 1:
-        return rule_at  # numbers can head columns ("Grade 1 2 3")
+        return rule_at  # numbers can head columns ("2023 2024 2025")
     while first_values > 1 and all(c.c0 == 0 for c in by_row.get(first_values - 1, [])):
         first_values -= 1  # a section label, not a header
     if first_values >= 3:  # rows of text above the values: the header ends where the
@@ -202,7 +203,7 @@ _CONNECTORS = frozenset("and or of the for in to with by on at from a an as de d
 
 
 def _open_end(text: str) -> bool:
-    """Return True when a label's line stops mid-phrase ("Chlorine and inorganic", "non-")."""
+    """Return True when a label's line stops mid-phrase ("Removal of waste from the", "non-")."""
     t = text.rstrip()
     return t[-1:] in ",-(/&–" or t.rsplit(" ", 1)[-1].lower() in _CONNECTORS
 
@@ -241,7 +242,7 @@ def continuations(cells: list[Cell], groups: list[list[Row]], hz: int,
 def stacked_labels(cells: list[Cell], hz: int, groups: list[list[Row]],
                     hr: list[tuple[float, float, float]], cols: list[tuple[float, float]]) -> None:
     """In a header of several levels, join a one-column label to the one right under it
-    when no ruling parts them ("Elementary" over "ungraded"): one label of two lines."""
+    when no ruling parts them ("Stock" over "level"): one label of two lines."""
     if hz < 2:
         return
     for r in range(hz - 1):
@@ -297,7 +298,7 @@ def header_rowspans(cells: list[Cell], hz: int, groups: list[list[Row]],
 
 def centred_rowspans(cells: list[Cell], groups: list[list[Row]], ruled_below: list[float]) -> None:
     """Stretch a cell set midway between its row and the next (no rule between, nothing
-    under it) over both rows: "6" beside "OTSL" / "HTML"."""
+    under it) over both rows: a lot letter set beside the two items of its lot."""
     taken = {(r, k) for c in cells for r in range(c.r0, c.r1 + 1) for k in range(c.c0, c.c1 + 1)}
     for c in cells:
         r = c.r1

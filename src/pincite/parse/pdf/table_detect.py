@@ -14,7 +14,9 @@ are read word by word (`page_words`):
 - `pdf_grid` rejects regions that are no table (one column, prose in columns, numbered
   transcript lines).
 
-Boxes are as shown: (x0, top, x1, bottom), origin top-left.
+Each frame the page's text reads in (`frames`: a table set sideways beside upright text)
+is searched on its own, its lines and rulings in that frame. Boxes are in that frame:
+(x0, top, x1, bottom), origin top-left; the cells' characters keep their boxes as shown.
 """
 
 from __future__ import annotations
@@ -29,13 +31,12 @@ from .page_words import ROW_OVERLAP, RULE_TOL, Row, Rules, chunk, merge_rules, t
 # ---- the cheap look --------------------------------------------------------------------
 
 
-def candidate_lines(page: Page, frames: list[tuple[float, float, float, float]]) -> list[Line]:
+def candidate_lines(page_lines: list[Line], frames: list[tuple[float, float, float, float]]
+                    ) -> list[Line]:
     """Return the lines worth reading word by word: those in ruled frames, and the runs of
     rows (lines at one height) where several rows hold two lines or a wide gap, with the
     rows just above them (headers). Prose pages have none: this costs next to nothing."""
-    if page.turned or not page.lines:
-        return []
-    lines = sorted((ln for ln in page.lines if not ln.hidden), key=lambda ln: ln.top)
+    lines = sorted((ln for ln in page_lines if not ln.hidden), key=lambda ln: ln.top)
     rows: list[list[Line]] = []
     bounds: list[list[float]] = []  # top, bottom, height of each row
     for ln in lines:
@@ -119,17 +120,28 @@ def _frames(rules: Rules) -> list[tuple[tuple[float, float, float, float], Rules
 
 
 def find_tables(page: Page) -> list[Grid]:
-    """Return the tables on a page, top to bottom."""
-    if page.turned or not page.lines:
-        return []
+    """Return the tables on a page: those of the frame most of its text reads in, then
+    those of each other frame, top to bottom in each."""
+    turns = sorted({ln.frame for ln in page.lines if not ln.hidden}, key=lambda f: f != page.frame)
+    out: list[Grid] = []
+    for f in turns:
+        lines = page.lines if len(turns) == 1 else [ln for ln in page.lines if ln.frame == f]
+        for grid in _find(page, lines, f):
+            grid.frame = f
+            out.append(grid)
+    return out
+
+
+def _find(page: Page, page_lines: list[Line], frame: int) -> list[Grid]:
+    """Return the tables of the lines that read in `frame`, top to bottom."""
     raw = page.rules  # a frame needs rulings both ways
     both = any(r[1] == r[3] for r in raw) and any(r[0] == r[2] for r in raw)
-    rules = merge_rules(page) if both else None
+    rules = merge_rules(page, frame) if both else None
     frames = [(box, own) for box, own in _frames(rules) if _interior(own, box)] if rules else []
-    lines = candidate_lines(page, [box for box, _ in frames])
+    lines = candidate_lines(page_lines, [box for box, _ in frames])
     if not lines:
         return []
-    rules = rules or merge_rules(page)
+    rules = rules or merge_rules(page, frame)
     rows = text_rows(lines)
     space = word_space(rows)
     for r in rows:
@@ -147,7 +159,7 @@ def find_tables(page: Page) -> list[Grid]:
         grids.append(grid)
         taken.update(id(w) for r in inside for w in r.words)
     free = [f for f in (_without(r, taken) for r in rows) if f is not None]
-    mid = gutter(free, page.width)
+    mid = gutter(free, page.size(frame)[0])
     halves = [free] if mid is None else [side(free, mid, left) for left in (True, False)]
     if mid is not None:
         for half in halves:

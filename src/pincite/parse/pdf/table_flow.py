@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ...model import Box
 from ..layout import LayerBuilder
 from .grid import Cell, Grid
@@ -92,22 +94,31 @@ def _rest(ln: Line, words: list[Word]) -> list[Line]:
 
 
 def _slice(ln: Line, a: int, b: int) -> Line:
-    """Return `ln.text[a:b]` (spaces trimmed) as a line of its own (pages with tables are
-    upright: the line's frame is the page as shown)."""
+    """Return `ln.text[a:b]` (spaces trimmed) as a line of its own, its box in its frame
+    and as shown."""
     text = ln.text
     while a < b and text[a].isspace():
         a += 1
     while b > a and text[b - 1].isspace():
         b -= 1
+    holes = [h - a for h in ln.holes if a <= h < b]
     part = CharBoxes(ln.boxes.rows[a:b])
-    boxes = list(part)
-    holes = set(ln.holes)
-    real = [bx for k, bx in enumerate(boxes) if k + a not in holes] or boxes
-    x0, top = min(bx[0] for bx in real), min(bx[1] for bx in real)
-    x1, bottom = max(bx[2] for bx in real), max(bx[3] for bx in real)
-    return Line(ln.page, text[a:b], part, [h - a for h in ln.holes if a <= h < b],
-                x0, top, x1, bottom, ln.height, ln.bold, ln.hidden, (x0, top, x1, bottom),
-                ln.hyphen_join and b == len(text), ln.page_break)
+    own = None if ln.fboxes is None else CharBoxes(ln.fboxes.rows[a:b])
+    box = _union(own if own is not None else part, holes)
+    dbox = box if own is None else _union(part, holes)
+    return Line(ln.page, text[a:b], part, holes, *box, ln.height, ln.bold, ln.hidden, dbox,
+                ln.hyphen_join and b == len(text), ln.page_break, frame=ln.frame, fboxes=own)
+
+
+def _union(boxes: CharBoxes, holes: list[int]) -> Box:
+    """Return the union of the boxes that are not holes (all of them if every one is)."""
+    rows = boxes.rows
+    if holes and len(holes) < len(rows):
+        keep = np.ones(len(rows), dtype=bool)
+        keep[holes] = False
+        rows = rows[keep]
+    lo, hi = rows.min(axis=0), rows.max(axis=0)
+    return (float(lo[0]), float(lo[1]), float(hi[2]), float(hi[3]))
 
 
 def place(pages: list[Page], blocks: dict[int, list[TableBlock]], order: dict[int, float]
@@ -143,7 +154,7 @@ def place(pages: list[Page], blocks: dict[int, list[TableBlock]], order: dict[in
 def _continues(a: TableBlock, b: TableBlock) -> bool:
     """Return True when table `b` (top of a page) continues table `a` (end of the last)."""
     ga, gb = a.parts[-1], b.parts[0]
-    if ga.n_cols != gb.n_cols:
+    if ga.n_cols != gb.n_cols or ga.frame != gb.frame:
         return False
     return all(abs((p[0] + p[1]) / 2 - (q[0] + q[1]) / 2) <= COLUMN_TOL or
                abs(p[0] - q[0]) <= COLUMN_TOL or abs(p[1] - q[1]) <= COLUMN_TOL

@@ -8,6 +8,8 @@ entity. Pure functions over strings; `tables.analyse` asks them.
   "in millions", "(in thousands)", "$ in millions", "$'000", "€m", "miles de euros",
   "en millones" ("units" only where a text says so: "in units", "in dollars").
 - `find_unit(text)`: an ISO currency code (USD, EUR, GBP, …) or "%".
+- `find_dimension(text)`: hours, days, weeks, months, years or count, named by a column
+  header; it keeps a currency of the caption off that column.
 - `period_grain(texts)`: fiscal_year | quarter | half | month | none.
 - `find_entity(text)`: a company named in a caption (a legal form such as "Inc." or
   "S.A.", or the capitalised words that open a caption before a period: "Atlas Foods
@@ -161,6 +163,37 @@ def find_unit(text: str | None) -> str | None:
             if best is None or key < best:
                 best = key
     return best[2] if best else None
+
+
+# Dimensions a column header can name for its numbers: counted or timed things, never money.
+# A header that names one of these wins over a currency the table's caption states
+# ("Minimum hours" in a sheet priced in euros holds hours).
+_DIMENSION_RES = (
+    ("hours", re.compile(r"\bhours?\b|\bhoras?\b|\bhrs?\b", re.I)),
+    ("days", re.compile(r"\bdays?\b|\bd[ií]as?\b", re.I)),
+    ("weeks", re.compile(r"\bweeks?\b|\bsemanas?\b", re.I)),
+    ("months", re.compile(r"\bmonths?\b|\bmes(?:es)?\b", re.I)),
+    ("years", re.compile(r"\byears?\b|\ba[ñn]os?\b", re.I)),
+    ("count", re.compile(r"\bnumber of\b|\bn[uú]mero de\b|\bno\. of\b|\bcount\b|\bqty\b"
+                         r"|\bquantity\b|\bcantidad\b|\bunits\b|\bunidades\b|\bFTEs?\b"
+                         r"|\bheadcount\b|\bstaff\b|\bpersons?\b|\bpersonas\b|\bemployees\b", re.I)),
+)
+DIMENSIONS = frozenset(name for name, _ in _DIMENSION_RES)
+# …unless the header prices the thing it counts ("Day rate", "Precio por hora").
+_PRICED_RE = re.compile(r"\b(?:rates?|prices?|costs?|fees?|amounts?|charges?|salar(?:y|ies)|pay"
+                        r"|tarifas?|precios?|costes?|costos?|importes?|honorarios|salarios?"
+                        r"|retribuci[oó]n)\b", re.I)
+
+
+def find_dimension(text: str | None) -> str | None:
+    """Return the dimension a column header names for its numbers (hours, days, weeks,
+    months, years, count), or None (also when the header prices it: "Day rate"); the first
+    one written wins."""
+    if not text or _PRICED_RE.search(text[:MAX_CUE_CHARS]):
+        return None
+    s = text[:MAX_CUE_CHARS]
+    hits = [(m.start(), name) for name, rx in _DIMENSION_RES if (m := rx.search(s))]
+    return min(hits)[1] if hits else None
 
 
 def value_unit(text: str) -> str | None:

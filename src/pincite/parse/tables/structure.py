@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from .cues import (
     cell_kind,
+    find_dimension,
     find_entity,
     find_scale,
     find_unit,
@@ -379,7 +380,8 @@ def _cues(s: TableStructure, texts: list[list[str]], kinds: _Kinds,
         if path:
             joined = " ".join(path)
             if joined not in seen_paths:
-                seen_paths[joined] = (find_unit(joined), find_scale(joined))
+                seen_paths[joined] = (find_unit(joined) or find_dimension(joined),
+                                      find_scale(joined))
             u, sc = seen_paths[joined]
             if u:
                 s.column_units[c] = u

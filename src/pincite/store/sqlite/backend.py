@@ -297,6 +297,13 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
+    def damage(self, exc: BaseException) -> StoreDamaged | None:
+        """Return the `StoreDamaged` that `exc` means when it says the database file is
+        damaged (a query met a corrupt page), else None."""
+        if isinstance(exc, sqlite3.DatabaseError) and is_damage(exc):
+            return StoreDamaged(self.db_path, str(exc))
+        return None
+
     def close(self) -> None:
         """Close this thread's connection."""
         conn = getattr(self._local, "conn", None)

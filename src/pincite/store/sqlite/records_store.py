@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from ...model import split_doc_id
+from ...model import extractor_key, split_doc_id
 from ..scrub import scrub
 from .records_sql import (
     ITEM_COLUMNS,
@@ -117,7 +117,7 @@ class RecordTables:
             for r in records:
                 c.execute(SQL_UPSERT_RECORD, (
                     *record_row(tenant, run["case_id"], r, set(run.get("source_ids", ())), at,
-                                run_id=run["run_id"], version=r["extractor"]["version"],
+                                run_id=run["run_id"], version=extractor_key(r["extractor"]),
                                 schema_name=run["schema_name"]),
                     docs))
             for q in queue:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ...model import extractor_key
 from ...vocab import ClaimEnd, IncidentKind
 from .records_sql import ITEM_COLUMNS, SQL_ITEM, SQL_REPLACE_RECORD
 from .records_store import item_from_row, record_row
@@ -230,7 +231,8 @@ class ReviewTables:
         c.execute(SQL_REPLACE_RECORD, record_row(
             tenant, item["case_id"], record, {item["source_id"]}, at,
             run_id=record["extractor"].get("run_id", item["run_id"]),
-            version=record["extractor"].get("version", item["extractor_version"]),
+            version=(extractor_key(record["extractor"]) if record["extractor"].get("version")
+                     else item["extractor_version"]),
             schema_name=record.get("schema_name", "")))
 
     def _stamp_check(self, c: sqlite3.Connection, tenant: str, reviewer: str, now: str,

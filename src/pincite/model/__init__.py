@@ -12,7 +12,6 @@ Pages are 1-based.
 from __future__ import annotations
 
 import re
-import unicodedata
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -20,9 +19,20 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
-from .errors import InvalidCitation, UsageError
-from .limits import ROW_ID_MAX, check_number
-from .vocab import Role
+import numpy as np
+
+from ..errors import InvalidCitation, UsageError
+from ..limits import ROW_ID_MAX, check_number
+from ..vocab import ComparisonForm, Role
+from .names import check_name
+from .provenance import (
+    Occurrence,
+    read_box,
+    read_boxes,
+    read_comparison,
+    read_notes,
+    read_occurrences,
+)
 
 MEDIA_TYPES = {
     "pdf": "application/pdf",
@@ -35,78 +45,6 @@ MEDIA_TYPES = {
 }
 
 Box = tuple[float, float, float, float]
-
-
-# Names (tenants, users, groups, source ids): one policy, checked over the whole string
-# (never a `$` anchor, which matches before a trailing newline) and written down in
-# docs/concepts.md, "Names": NFC; no control, format (bidi, zero-width, tag), other
-# invisible, surrogate, private-use or unassigned characters; no space but U+0020.
-NAME_MAX = 64
-SOURCE_ID_MAX = 512
-_NAME_PUNCT = frozenset("_.-")
-_IGNORABLE = frozenset(
-    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
-    + list(range(0x180B, 0x1810)) + list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0)))
-_CATEGORY_WORDS = {"Cc": "control character", "Cf": "invisible format character (bidi control, "
-                   "zero-width or tag character)", "Cs": "surrogate (undecodable byte)",
-                   "Co": "private-use character", "Cn": "unassigned code point",
-                   "Zl": "line separator", "Zp": "paragraph separator", "Zs": "space but U+0020"}
-
-
-def text_problem(value: str) -> str | None:
-    """Return why `value` breaks the Unicode policy of names (None when it keeps it)."""
-    for ch in value:
-        cat = unicodedata.category(ch)
-        if cat in _CATEGORY_WORDS and ch != " ":
-            return f"contains a {_CATEGORY_WORDS[cat]} (U+{ord(ch):04X})"
-        if ord(ch) in _IGNORABLE:
-            return f"contains an invisible character (U+{ord(ch):04X})"
-    if not unicodedata.is_normalized("NFC", value):
-        return (f"is not in Unicode NFC form: write it as "
-                f"{unicodedata.normalize('NFC', value)!r}")
-    return None
-
-
-def check_name(kind: str, value: str) -> str:
-    """Return `value` if it is a valid tenant/user/group name, else raise UsageError."""
-    if not isinstance(value, str) or not value:
-        problem: str | None = "is empty"
-    elif len(value) > NAME_MAX:
-        problem = f"is {len(value)} characters long"
-    elif not (problem := text_problem(value)):
-        bad = next((c for i, c in enumerate(value) if not _name_char(c, first=i == 0)), None)
-        problem = None if bad is None else f"contains {bad!r}"
-    if problem is not None:
-        raise UsageError(f"invalid {kind} name {value!r}: it {problem}; use 1-{NAME_MAX} "
-                         "letters, digits, '_', '.' or '-', starting with a letter or digit")
-    return value
-
-
-def _name_char(ch: str, *, first: bool) -> bool:
-    cat = unicodedata.category(ch)
-    if cat[0] == "L" or cat == "Nd":
-        return True
-    return not first and (cat[0] == "M" or ch in _NAME_PUNCT)
-
-
-def check_source_id(source_id: str) -> str:
-    """Return `source_id` if usable as a source id, else raise UsageError."""
-    hint = (f"1-{SOURCE_ID_MAX} visible characters in NFC, spaces only inside, "
-            f"not ending in @r<digits>")
-    problem = None
-    if not isinstance(source_id, str) or not source_id:
-        problem = "is empty"
-    elif len(source_id) > SOURCE_ID_MAX:
-        problem = f"is {len(source_id)} characters long"
-    else:
-        problem = text_problem(source_id)
-    if problem is None and source_id != source_id.strip(" "):
-        problem = "starts or ends with a space"
-    if problem is None and re.fullmatch(r".*@r[0-9]+", source_id, re.S):
-        problem = "ends like a revision (@r<digits>), so SOURCE@REV would be ambiguous"
-    if problem is not None:
-        raise UsageError(f"invalid source id {source_id!r}: it {problem}; use {hint}")
-    return source_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,26 +257,17 @@ class Geometry:
 
     def span_boxes(self, start: int, end: int) -> list[tuple[int, Box]]:
         """Return one union box per page for the characters in `[start, end)`."""
-        out: dict[int, list[float]] = {}
-        pages, f = self.pages, self.flat
-        for i in range(max(0, start), min(end, len(pages))):
-            p = pages[i]
-            if not p:
-                continue
-            k = 4 * i
-            cur = out.get(p)
-            if cur is None:
-                out[p] = [f[k], f[k + 1], f[k + 2], f[k + 3]]
-            else:
-                if f[k] < cur[0]:
-                    cur[0] = f[k]
-                if f[k + 1] < cur[1]:
-                    cur[1] = f[k + 1]
-                if f[k + 2] > cur[2]:
-                    cur[2] = f[k + 2]
-                if f[k + 3] > cur[3]:
-                    cur[3] = f[k + 3]
-        return [(p, (b[0], b[1], b[2], b[3])) for p, b in sorted(out.items())]
+        lo, hi = max(0, start), min(end, len(self.pages))
+        if hi <= lo:
+            return []
+        pages = np.frombuffer(self.pages, dtype=np.uint16, count=hi, offset=0)[lo:hi]
+        boxes = np.frombuffer(self.flat, dtype=np.float32, count=4 * hi).reshape(-1, 4)[lo:hi]
+        out = []
+        for p in np.unique(pages[pages > 0]).tolist():
+            sel = boxes[pages == p]
+            out.append((p, (float(sel[:, 0].min()), float(sel[:, 1].min()),
+                            float(sel[:, 2].max()), float(sel[:, 3].max()))))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,6 +310,11 @@ class Citation:
     boxes: tuple[tuple[int, Box], ...] = field(default=())
     flags: tuple[str, ...] = ()  # `RecordFlag` values the verifier found on the cited span
     ocr_confidence: float | None = None  # lowest OCR word confidence (0-100) under the span
+    comparison: str = ComparisonForm.CMP_2.value  # the form `quote` is compared in
+    notes: tuple[str, ...] = ()  # `CiteNote`s: how `cite` found the quote
+    occurrence: int | None = None  # which of `occurrences` this is (1-based)
+    occurrences: tuple[Occurrence, ...] = ()  # every place `cite` found the quote, when > 1
+    occurrence_count: int = 0  # how many there are in all (`occurrences` lists the first)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provenance entry as the JSON object of the contract."""
@@ -401,14 +335,22 @@ class Citation:
             d["boxes"] = [{"page": p, "bbox": [round(x, 2) for x in b]} for p, b in self.boxes]
         if self.flags:
             d["flags"] = list(self.flags)
-        return d if self.ocr_confidence is None else {**d, "ocr_confidence": self.ocr_confidence}
+        if self.ocr_confidence is not None:
+            d["ocr_confidence"] = self.ocr_confidence
+        d["comparison"] = self.comparison
+        d.update((n, True) for n in self.notes)
+        if self.occurrences:
+            d["occurrence"] = self.occurrence
+            d["occurrence_count"] = self.occurrence_count
+            d["occurrences"] = [o.to_dict() for o in self.occurrences]
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> Citation:
         """Return the citation in a JSON object; raise InvalidCitation when it is malformed.
 
         `quote_verified`, `verify_reason`, `flags` and `ocr_confidence` from the input are
-        ignored: only the verifier sets them.
+        ignored: only the verifier sets them. An entry without `comparison` was made in `cmp-1`.
         """
         if not isinstance(d, dict):
             raise InvalidCitation("a provenance entry must be a JSON object")
@@ -421,25 +363,39 @@ class Citation:
             raise InvalidCitation("doc_id and quote must be strings")
         if d.get("page") is not None:
             check_number("page", d["page"], 1, 10**6, integer=True, error=InvalidCitation)
-        if (bbox := d.get("bbox")) is not None and not (isinstance(bbox, list) and len(bbox) == 4):
-            raise InvalidCitation("bbox must be a list of four numbers [x0, top, x1, bottom]")
+        bbox = d.get("bbox")
+        occurrence, occurrences, count = read_occurrences(d)
         return cls(
             doc_id=d["doc_id"],
             doc_sha256=str(d.get("doc_sha256") or ""),
             text_layer=str(d.get("text_layer") or ""),
             locator=str(d.get("locator") or ""),
             page=d.get("page"),
-            bbox=tuple(float(check_number("bbox", x, -1e9, 1e9, error=InvalidCitation))
-                       for x in bbox) if bbox else None,  # type: ignore[arg-type]
+            bbox=read_box("bbox", bbox) if bbox is not None else None,
             char_start=cs,
             char_end=ce,
             quote=d["quote"],
+            boxes=read_boxes(d),
+            comparison=read_comparison(d),
+            notes=read_notes(d),
+            occurrence=occurrence, occurrences=occurrences, occurrence_count=count,
         )
 
     def with_result(self, verified: bool, reason: str, flags: tuple[str, ...] = (),
                     ocr_confidence: float | None = None) -> Citation:
         """Return a copy with a verification outcome, the span's flags and OCR confidence."""
-        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags, ocr_confidence=ocr_confidence)
+        return replace(self, quote_verified=verified, verify_reason=reason, flags=flags,
+                       ocr_confidence=ocr_confidence)
+
+
+def extractor_key(extractor: Mapping[str, Any]) -> str:
+    """Return the identity labels and calibrated thresholds are keyed by: the extractor's
+    version plus its model and prompt version (model-backed: `1.0/gpt-x/ext-model-2`) or its
+    rules version (`1.0/rules-1`), so a new model or rule set never inherits another's."""
+    parts = [str(extractor.get("version", ""))]
+    parts += [str(extractor[k]) for k in ("model", "prompt_version", "rules_version")
+              if extractor.get(k)]
+    return "/".join(parts)
 
 
 def split_doc_id(doc: str) -> tuple[str, str | None]:

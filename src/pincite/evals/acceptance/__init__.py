@@ -1,0 +1,28 @@
+"""The acceptance suite (`pincite eval acceptance`): the promises of `../shared/RELIABILITY.md`
+measured by comparison — a reference model (`oracle`), canary tokens (`canaries`), spies at
+the candidate seams (`spies`) — against fresh temporary stores, one module per group:
+
+    AUTHZ       authz            canary documents per tenant and ACL; random principals x
+                                 queries through search, ask, show, cite, sources; revocation
+    NONINTERF   noninterference  hidden documents stuffed with the query terms change nothing
+    DELETION    erasure          delete: every surface; purge: a byte grep of the store
+    REVISIONS   revisions        revise cycles; old citations superseded, no orphan chunks
+    INJECTION   prompt_injection payloads (own EN/ES set, BIPIA) in visible and hidden carriers
+    CSRF/ORIGIN origin           the review page over HTTP from hostile origins and hosts
+    SYMLINKS    symlinks         directory ingest never follows a link out of its root
+    LIMITS      size_limits      files over the limit refused without being read
+    HOSTILE     bad_inputs,      bad values through the CLI; hostile files through ingest
+                hostile_files
+    DURABILITY  durability       kill -9 at every fault point, fsck, retry
+    REVIEW      interleavings    exhaustive two-reviewer interleavings; threads in `large`
+
+Every figure is a `scoreboard.Figure`: attempts made through real code paths (`tried`) and
+the attempts that broke the promise (`bad`).
+"""
+
+from .harness import SIZES, CliRun, Drivers
+from .scoreboard import table, write
+from .suite import GROUPS, check_selection, run_acceptance
+
+__all__ = ["GROUPS", "SIZES", "CliRun", "Drivers", "check_selection", "run_acceptance", "table",
+           "write"]

@@ -30,7 +30,7 @@ CLAUSE_5_1 = ("El plazo de presentación de ofertas finalizará el 15 de enero d
 
 
 def _cite(confidence: float | None, flags: tuple[str, ...] = ("ocr",)) -> Citation:
-    return Citation("d@r1", "0" * 64, "pdf+ocr@2.1", "clause 1", 1, None, 0, 3, "abc",
+    return Citation("d@r1", "0" * 64, "pdf+ocr@4.1", "clause 1", 1, None, 0, 3, "abc",
                     quote_verified=True, verify_reason="ok", flags=flags,
                     ocr_confidence=confidence)
 
@@ -106,7 +106,7 @@ def test_the_scanned_pliego_is_cited_and_decided_like_the_born_digital_one(tmp_p
         # the citations of `make run`, on the scan: OCR named, flagged, with a confidence
         for quote, locator, page in ((CLAUSE_7_1_A, "clause 7.1.a", 2), (CLAUSE_5_1, "clause 5.1", 1)):
             c = lib.cite(ANA, "tender/pliego.pdf", quote)
-            assert (c.quote_verified, c.text_layer, c.locator, c.page) == (True, "pdf+ocr@2.1", locator, page)
+            assert (c.quote_verified, c.text_layer, c.locator, c.page) == (True, "pdf+ocr@4.1", locator, page)
             assert c.flags == ("ocr",) and OCR_MIN_CONFIDENCE <= c.ocr_confidence <= 100
         # the dictamen shows no value the born-digital one does not; what it cannot read
         # reliably is REVIEW (never shown, never claimed absent)

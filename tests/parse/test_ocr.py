@@ -127,7 +127,7 @@ def test_rulings_are_found_in_a_page_image():
 @pytest.mark.tesseract
 def test_a_mixed_document_is_read_page_by_page(mixed):
     layer = parse("pdf", mixed)
-    assert layer.layer_id == "pdf+ocr@2.1" and layer.flags == ("ocr",)
+    assert layer.layer_id == "pdf+ocr@4.1" and layer.flags == ("ocr",)
     assert "1.1 The supplier shall deliver the goods to the port of Valencia." in layer.text
     assert "2.1 The price is 12,500 euros per delivery, taxes excluded." in layer.text
     pages = {el.page: el for el in layer.elements if el.kind == "page"}
@@ -158,7 +158,7 @@ def test_citations_into_ocr_words_say_so_through_the_sandbox(lib, mixed):
     r = lib.ingest_bytes(mixed, source_id="m.pdf", tenant="acme", acl=["group:legal"], name="m.pdf")
     assert r.flags == ("ocr",)
     price = lib.cite(ANA, "m.pdf", "The price is 12,500 euros per delivery")
-    assert price.quote_verified and price.text_layer == "pdf+ocr@2.1" and price.flags == ("ocr",)
+    assert price.quote_verified and price.text_layer == "pdf+ocr@4.1" and price.flags == ("ocr",)
     assert price.page == 2 and 80 <= price.ocr_confidence <= 100
     assert len(price.boxes) == 1 and price.bbox[3] > 80  # one box over its two lines
     one = lib.cite(ANA, "m.pdf", "2.1 The price is 12,500")
@@ -212,7 +212,7 @@ def test_an_invisible_layer_over_a_page_image_is_replaced_by_ocr(tmp_path):
 def test_a_page_past_an_ocr_limit_is_not_read_and_the_layer_says_so(settings, status, detail):
     born = (Path(__file__).resolve().parents[2] / "examples" / "tender" / "pliego.pdf").read_bytes()
     layer = parse("pdf", scan_pdf(born, pages=[1]), limits=Limits(ocr=settings))
-    assert layer.layer_id == "pdf@2" and layer.text == ""
+    assert layer.layer_id == "pdf@4" and layer.text == ""
     assert layer.flags == ("no_text_layer", "ocr_incomplete")
     [page] = layer.meta["ocr"]["pages"]
     assert (page["page"], page["reason"], page["status"]) == (1, "no_text", status)

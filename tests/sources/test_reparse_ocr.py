@@ -14,7 +14,7 @@ from pincite.model import Principal, timestamp
 from pincite.parse import parse
 from pincite.store.sqlite.backend import MIGRATIONS, SQLiteStore
 from pincite.store.sqlite.connection import statements
-from pincite.vocab import IngestStatus
+from pincite.vocab import IngestStatus, ReviewReason, sql_in
 
 ANA = Principal.parse("acme:ana:legal")
 NO_OCR = Limits(ocr=OcrSettings(enabled=False))
@@ -38,7 +38,8 @@ def test_a_store_made_before_ocr_is_migrated(tmp_path):
         c = store.conn
         assert c.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         sql = c.execute("SELECT sql FROM sqlite_schema WHERE name='review_queue'").fetchone()[0]
-        assert "'schema_violation', 'low_ocr_confidence', 'sample_audit'" in sql
+        assert f"CHECK (reason IN ({sql_in(ReviewReason)}))" in sql
+        assert "'low_ocr_confidence'" in sql and "'passage_changed'" in sql
         assert "meta" in [r[1] for r in c.execute("PRAGMA table_info(text_layers)")]
         assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         row = ("acme", "c", "s", "r1", "0" * 64, "f", "{}", "[]", "run", "1", timestamp())
@@ -73,13 +74,13 @@ def test_reparse_adds_the_ocr_layer_and_old_citations_keep_verifying(lib, how):
             size=len(data), at=timestamp(), acl=("group:legal",), flags=(), layer=layer)
         assert status == IngestStatus.NEW
     old = lib.cite(ANA, "m.pdf", "shall deliver the goods")
-    assert old.text_layer == "pdf@2"
-    assert lib.reparse(ANA, ["m.pdf"]) == [("m.pdf@r1", "pdf+ocr@2.1")]
+    assert old.text_layer == "pdf@4"
+    assert lib.reparse(ANA, ["m.pdf"]) == [("m.pdf@r1", "pdf+ocr@4.1")]
     assert lib.reparse(ANA, ["m.pdf"]) == [("m.pdf@r1", None)]  # done once
     [again] = lib.verify(ANA, [old])
-    assert (again.quote_verified, again.verify_reason, again.text_layer) == (True, "ok", "pdf@2")
+    assert (again.quote_verified, again.verify_reason, again.text_layer) == (True, "ok", "pdf@4")
     new = lib.cite(ANA, "m.pdf", "The price is 12,500 euros")
-    assert new.text_layer == "pdf+ocr@2.1" and new.flags == ("ocr",)
+    assert new.text_layer == "pdf+ocr@4.1" and new.flags == ("ocr",)
 
 
 def test_reparse_leaves_a_born_digital_pdf_alone(lib):

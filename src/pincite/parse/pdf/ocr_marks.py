@@ -11,7 +11,7 @@ character's float32 box, exactly as the layer stores it), which gives
   `meta["ocr_confidence"]`, the lowest confidence of its words; the page element of a
   page read by OCR carries `meta["ocr"]` (why it was read, dpi, words, mean confidence);
 - the **layer's id and record**: a layer with text read from images is `pdf+ocr` at
-  version `<pdf parser version>.<OCR_VERSION>` (`pdf+ocr@2.1`), so a citation's
+  version `<pdf parser version>.<OCR_VERSION>` (`pdf+ocr@4.1`), so a citation's
   `text_layer` says OCR; `meta["ocr"]` names the engine, its version, the binding, the
   language packs with their sha256, and each page that needed reading with its
   `OcrStatus`. Flags: `ocr`, and `ocr_incomplete` when a page could not be read.

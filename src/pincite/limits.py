@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .errors import UsageError
@@ -41,6 +41,12 @@ class OcrSettings:
     enabled: bool = True
 
     def __post_init__(self) -> None:
+        if not all(type(v := getattr(self, f.name)) is type(f.default) and v == f.default
+                   for f in fields(self)):
+            self.check()  # the defaults are checked once, by a test
+
+    def check(self) -> None:
+        """Raise UsageError unless every setting is in bounds (see the class docstring)."""
         check_number("OCR dpi", self.dpi, OCR_DPI[0], OCR_DPI[1], integer=True)
         check_number("OCR max pixels per page", self.max_pixels, 10_000, 400_000_000, integer=True)
         check_number("OCR seconds per page", self.page_seconds, 0.1, 3600.0)

@@ -233,3 +233,11 @@ def test_lone_dark_pixels_are_cleared_and_ink_is_kept():
     assert (out[10:13, 20:23] == 0).all() and out[20, 30] == out[21, 31] == 40
     clean = Image.fromarray(np.full((8, 8), 255, dtype=np.uint8))
     assert despeckle(clean) is clean
+
+
+def test_the_default_ocr_settings_pass_their_own_checks():
+    d = OcrSettings()
+    d.check()  # construction skips the checks for the defaults alone
+    assert d.language_list() == ("eng", "spa")
+    with pytest.raises(UsageError):
+        OcrSettings(enabled=1)  # type: ignore[arg-type]  # equal to True, not a bool

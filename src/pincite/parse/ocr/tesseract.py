@@ -35,17 +35,20 @@ DESKEW_MIN = 0.002  # radians (about 0.1°): less skew than this is read as it i
 
 @dataclass(frozen=True, slots=True)
 class OcrWord:
-    """One recognised word: its text, box in pixels (x0, top, x1, bottom), confidence 0-100."""
+    """One recognised word: its text, box in pixels (x0, top, x1, bottom) on the image as
+    given, confidence 0-100, and — on a skewed image read upright — its box upright."""
 
     text: str
     box: tuple[int, int, int, int]
     confidence: float
+    upright: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OcrLine:
-    """One text line as Tesseract reads it: its box and row height (ascender to descender,
-    the font's size whatever letters the line holds) in pixels, words left to right."""
+    """One text line as Tesseract reads it: its box (upright, when the image was turned
+    upright to be read) and row height (ascender to descender, the font's size whatever
+    letters the line holds) in pixels, words left to right."""
 
     box: tuple[int, int, int, int]
     height: float
@@ -204,8 +207,6 @@ class Tesseract:
                 if words and line_box is not None:
                     lines.append(OcrLine(line_box, height, tuple(words)))
                 words, line_box = [], r.BoundingBox(ril.TEXTLINE)
-                if back is not None and line_box is not None:
-                    line_box = back(line_box)
                 row = r.RowAttributes() or {}
                 height = float(row.get("row_height") or 0.0) - min(0.0, float(row.get("descenders") or 0.0))
             try:
@@ -215,8 +216,11 @@ class Tesseract:
             box = r.BoundingBox(ril.WORD)
             if not text or box is None or box[2] <= box[0] or box[3] <= box[1]:
                 continue
-            box = tuple(box) if back is None else back(box)
-            words.append(OcrWord(text, box, round(float(r.Confidence(ril.WORD)), 2)))  # type: ignore[arg-type]
+            conf = round(float(r.Confidence(ril.WORD)), 2)
+            if back is None:
+                words.append(OcrWord(text, tuple(box), conf))  # type: ignore[arg-type]
+            else:
+                words.append(OcrWord(text, back(box), conf, tuple(box)))  # type: ignore[arg-type]
         if words and line_box is not None:
             lines.append(OcrLine(line_box, height, tuple(words)))
         api.Clear()

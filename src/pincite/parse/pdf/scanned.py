@@ -274,59 +274,84 @@ def _replace_lines(page: Page, lines: list[OcrLine], scale: float, scan: OcrPass
     out: list[Line] = []
     confidences: list[float] = []
     for ocr in lines:
-        words = []
+        words: list[_Word] = []
         for w in ocr.words:
             if set(w.text) <= _BARS:
                 continue
-            box = (w.box[0] / scale, w.box[1] / scale, w.box[2] / scale, w.box[3] / scale)
+            box = _points(w.box, scale, page)
             cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in taken):
                 continue  # the page's own text says it already
-            box = (min(max(box[0], 0.0), page.width), min(max(box[1], 0.0), page.height),
-                   min(max(box[2], 0.0), page.width), min(max(box[3], 0.0), page.height))
-            words.append((w.text, box, w.confidence))
+            words.append((w.text, box, w.confidence,
+                          None if w.upright is None else _points(w.upright, scale, page)))
         if words:
             out.append(_line(page, words, ocr.height / scale, scan))
-            confidences.extend(c for _, _, c in words)
+            confidences.extend(c for _, _, c, _ in words)
     page.lines = kept + out
     page.chars = sum(len(ln.text) for ln in page.lines)
     page.frame, page.turned, page.frame_height = page.rot, False, page.height
     return confidences
 
 
-def _line(page: Page, words: list[tuple[str, tuple[float, float, float, float], float]],
-          height: float, scan: OcrPass) -> Line:
-    """Return one `Line` of OCR words: characters share their word's box in proportion."""
+Box4 = tuple[float, float, float, float]
+_Word = tuple[str, Box4, float, Box4 | None]  # text, box as shown, confidence, box upright
+
+
+def _points(px: tuple[int, int, int, int], scale: float, page: Page) -> Box4:
+    """Return a pixel box in points, inside the page."""
+    x0, top, x1, bottom = (v / scale for v in px)
+    return (min(max(x0, 0.0), page.width), min(max(top, 0.0), page.height),
+            min(max(x1, 0.0), page.width), min(max(bottom, 0.0), page.height))
+
+
+def _char_rows(box: Box4, n: int) -> np.ndarray:
+    edges = np.linspace(box[0], box[2], n + 1)
+    return np.column_stack((edges[:-1], np.full(n, box[1]), edges[1:], np.full(n, box[3])))
+
+
+def _line(page: Page, words: list[_Word], height: float, scan: OcrPass) -> Line:
+    """Return one `Line` of OCR words: characters share their word's box in proportion.
+
+    On a page read upright (a skewed scan), the line's geometry (x0 … bottom, the boxes
+    its words are ordered and grouped by) is upright, as Tesseract read it, while the
+    character boxes a citation shows are on the page as it is (`fboxes` holds the upright
+    ones)."""
     parts: list[str] = []
     rows: list[np.ndarray] = []
+    frows: list[np.ndarray] = []
     holes: list[int] = []
     size = 0
     wide = 0
     prev_x1: float | None = None
-    for text, (x0, top, x1, bottom), conf in words:
+    for text, box, conf, upright in words:
+        own = box if upright is None else upright
         if parts:
             holes.append(size)
             parts.append(" ")
             rows.append(ZERO_ROW)
+            frows.append(ZERO_ROW)
             size += 1
-            if prev_x1 is not None and x0 - prev_x1 > GAP_WIDE * max(height, 1.0):
+            if prev_x1 is not None and own[0] - prev_x1 > GAP_WIDE * max(height, 1.0):
                 wide += 1
         n = len(text)
-        edges = np.linspace(x0, x1, n + 1)
-        box_rows = np.column_stack((edges[:-1], np.full(n, top), edges[1:], np.full(n, bottom)))
+        box_rows = _char_rows(box, n)
         word_id = len(scan.confidence)
         scan.confidence.append(conf)
         for r in box_rows.astype(np.float32).tolist():
             scan.char_word[(page.number, r[0], r[1], r[2], r[3])] = word_id
         parts.append(text)
         rows.append(box_rows)
+        frows.append(box_rows if upright is None else _char_rows(upright, n))
         size += n
-        prev_x1 = x1
-    x0 = min(b[0] for _, b, _ in words)
-    top = min(b[1] for _, b, _ in words)
-    x1 = max(b[2] for _, b, _ in words)
-    bottom = max(b[3] for _, b, _ in words)
+        prev_x1 = own[2]
+    shown = [b for _, b, _, _ in words]
+    geom = [b if u is None else u for _, b, _, u in words]
+    x0, top = min(b[0] for b in geom), min(b[1] for b in geom)
+    x1, bottom = max(b[2] for b in geom), max(b[3] for b in geom)
+    dbox = (min(b[0] for b in shown), min(b[1] for b in shown),
+            max(b[2] for b in shown), max(b[3] for b in shown))
     h = height if height > 0 else bottom - top
+    skewed = any(u is not None for _, _, _, u in words)
     return Line(page.number, "".join(parts), CharBoxes(np.concatenate(rows)), holes,
-                x0, top, x1, bottom, h, False, False, (x0, top, x1, bottom), wide=wide,
-                frame=page.rot)
+                x0, top, x1, bottom, h, False, False, dbox, wide=wide, frame=page.rot,
+                fboxes=CharBoxes(np.concatenate(frows)) if skewed else None)

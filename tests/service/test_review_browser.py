@@ -10,9 +10,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +18,7 @@ import pytest
 from tests.corpus import ROOT, tender_library
 from tests.loud_skips import chromium_path
 from tests.review.queues import ANA, extract_tender, valid_value
+from tests.service.clients import served_over_http
 
 SHOTS = os.environ.get("PINCITE_SCREENSHOTS") == "1"
 
@@ -28,35 +26,18 @@ SHOTS = os.environ.get("PINCITE_SCREENSHOTS") == "1"
 pytestmark = pytest.mark.chromium
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple[str, Any]]:
-    import uvicorn
-
     from pincite.service.review_page import create_app
 
     lib = tender_library(tmp_path / "s")
     extract_tender(lib, tmp_path)
     app = create_app(lib, ANA)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws="none", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 20
-    while not server.started:
-        assert time.time() < deadline, "the review server did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", lib
+        with served_over_http(app) as base:
+            yield base, lib
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         lib.close()
 
 

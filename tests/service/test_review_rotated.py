@@ -6,9 +6,6 @@ runs down the page as shown; both cite a cell of the price table the page holds.
 from __future__ import annotations
 
 import io
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +17,7 @@ from pincite.model import Principal
 from pincite.store.sqlite.records_store import QueueEntry
 from tests.loud_skips import chromium_path
 from tests.parse import turned
+from tests.service.clients import served_over_http
 
 pytestmark = pytest.mark.chromium
 
@@ -27,11 +25,6 @@ ANA = Principal.parse("demo:ana:analysts")
 QUOTE = "1,875.00"  # row 3, column 4 of the price table
 DOCS = {"landscape.pdf": turned.landscape(90), "sideways.pdf": turned.sideways(90)}
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _queue_item(lib: Any) -> tuple[int, list[dict[str, Any]]]:
@@ -64,27 +57,15 @@ def _queue_item(lib: Any) -> tuple[int, list[dict[str, Any]]]:
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple[str, int]]:
-    import uvicorn
-
     from pincite.service.review_page import create_app
 
     lib = pincite.open(tmp_path / "s", create=True)
     item_id, _ = _queue_item(lib)
     app = create_app(lib, ANA)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws="none", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 20
-    while not server.started:
-        assert time.time() < deadline, "the review server did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", item_id
+        with served_over_http(app) as base:
+            yield base, item_id
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         lib.close()
 
 

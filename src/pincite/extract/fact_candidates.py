@@ -18,7 +18,7 @@ from typing import Any
 from ..facts.atomic import AtomicFact
 from .blanks import Blank
 from .case import CaseDoc, fold
-from .positions import Structure
+from .positions import Structure, row_start
 from .readings import Readings
 from .records import Candidate
 from .scoring import Compiled, Scorer, label_score, row_strength
@@ -155,10 +155,4 @@ def row_span(doc: CaseDoc, start: int, end: int) -> tuple[int, int]:
     el = doc.element_at(start)
     if el is None or el.row is None:
         return start, end
-    table_loc = el.locator.rsplit(" r", 1)[0]
-    s = el.char_start
-    for other in doc.loaded.layer.elements:
-        if (other.kind == "cell" and other.row == el.row and other.char_start < s
-                and other.locator.rsplit(" r", 1)[0] == table_loc):
-            s = other.char_start
-    return s, max(el.char_end, end)
+    return row_start(doc, el), max(el.char_end, end)

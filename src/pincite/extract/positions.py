@@ -165,7 +165,7 @@ def labelled_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure) ->
         if span is not None:
             s, e = span
         else:
-            s, e = _row_start(doc, el), ve
+            s, e = row_start(doc, el), ve
         parts = sc.base(doc, vs, ve)
         parts.update({"row": row, "shape": 1.0})
         out.append(Candidate(text[vs:ve], (doc.cite(s, e),), sum(parts.values()), parts,
@@ -173,7 +173,8 @@ def labelled_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure) ->
     return out
 
 
-def _row_start(doc: CaseDoc, el: Element) -> int:
+def row_start(doc: CaseDoc, el: Element) -> int:
+    """Return where the table row of cell `el` starts: its first cell's offset."""
     table_loc = el.locator.rsplit(" r", 1)[0]
     s = el.char_start
     for other in doc.loaded.layer.elements:
@@ -198,7 +199,7 @@ def blank_candidates(doc: CaseDoc, c: Compiled, sc: Scorer, st: Structure,
         others = [x for x in blockers if x != b.char_start]
         term = sc.term(doc, s, e, b.char_start, b.char_end, others)
         if row and el is not None and el.kind == "cell":
-            s, e = _row_start(doc, el), max(el.char_end, b.char_end)
+            s, e = row_start(doc, el), max(el.char_end, b.char_end)
         elif row:
             span = st.label_span(b.char_start)
             if span is not None:

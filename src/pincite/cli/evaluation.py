@@ -188,6 +188,83 @@ def eval_ask_bipia(
                f"{result['attack_flagged']}  clean_flagged {result['clean_flagged']}")
 
 
+def _ask_table(result: dict) -> None:
+    """Print an ask eval's counts, rates and (with folds) fit beside held out."""
+    def line(name: str, r: dict) -> str:
+        def pct(k: str) -> str:
+            v, ci = r.get(k), r.get(k + "_ci")
+            return "     -" if v is None or ci is None else f"{v:6.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+        return (f"{name:22} {r['answerable']:5d} {r['answered_right']:6d} {r['answered_wrong']:6d} "
+                f"{r['unanswerable']:6d} {r['abstained_right']:6d}  right {pct('right_rate')}  "
+                f"wrong {pct('wrong_rate')}  abstained {pct('abstain_rate')}")
+
+    typer.echo(f"{'':22} {'answ.':>5} {'right':>6} {'wrong':>6} {'unans.':>6} {'abst.':>6}")
+    typer.echo(line("all (shipped policy)", result))
+    folds = result.get("folds")
+    if folds:
+        for row in folds["folds"]:
+            c = row["chosen"]
+            typer.echo(f"fold {row['fold']} ({row['documents']} docs; chose coverage "
+                       f"{c['ask_min_coverage']:g}, cosine {c['ask_min_dense']:g} on the others)")
+            typer.echo(line("  fit", row["fit"]))
+            typer.echo(line("  held out", row["held_out"]))
+        typer.echo(line("pooled fit", folds["pooled"]["fit"]))
+        typer.echo(line("pooled held out", folds["pooled"]["held_out"]))
+
+
+FoldsOpt = Annotated[int | None, typer.Option(
+    "--folds", help="Split documents into K folds (sha256 of the id): thresholds chosen on "
+    "the other folds, figures fit beside held out.")]
+AskEmbedderOpt = Annotated[str | None, typer.Option(
+    "--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")]
+
+
+@eval_app.command("ask-cuad")
+def eval_ask_cuad(
+    data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],
+    folds: FoldsOpt = None,
+    embedder: AskEmbedderOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ask one question per CUAD category of each contract; count answers right and wrong and abstentions.
+
+    Example: pincite eval ask-cuad --data ../shared/data/cuad/dev --folds 5 --json
+    """
+    from ..evals.ask_cuad import run_ask_cuad
+
+    with errors():
+        result = run_ask_cuad(data, store_url=store, embedder=embedder, folds=folds)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"ask-cuad: {result['documents']} contracts, policy {result['policy']}")
+    _ask_table(result)
+
+
+@eval_app.command("ask-tatqa")
+def eval_ask_tatqa(
+    data: Annotated[Path, typer.Option("--data", help="A folder of TAT-QA *.json files (e.g. the dev split).")],
+    folds: FoldsOpt = None,
+    embedder: AskEmbedderOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ask TAT-QA's table-span questions of each rendered table; count cells cited right and wrong and abstentions.
+
+    Example: pincite eval ask-tatqa --data ../shared/data/tatqa/dev --folds 5 --json
+    """
+    from ..evals.ask_tatqa import run_ask_tatqa
+
+    with errors():
+        result = run_ask_tatqa(data, store_url=store, embedder=embedder, folds=folds)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"ask-tatqa: {result['tables']} tables, policy {result['policy']}")
+    _ask_table(result)
+
+
 @eval_app.command("injection")
 def eval_injection(
     set_path: Annotated[Path, typer.Option("--set", help="The instruction set (lang<TAB>text lines).")] = Path("tests/ask/data/instructions.tsv"),

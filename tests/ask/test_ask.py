@@ -71,11 +71,11 @@ def test_a_genuine_answer_without_instructions_is_answered_and_unflagged(lib):
 
 def test_a_question_in_the_passage_is_never_the_cited_answer(lib):
     add(lib, "faq.md", "# FAQ\n\nWhen are invoices payable after receipt? "
-        "Invoices are payable within thirty days.\n")
+        "Invoices are payable within thirty days of receipt.\n")
     publish(lib)
     res = lib.ask(ANA, QUESTION, embedder=EMB)
     assert res.status == "answered"
-    assert _quotes(res) == ["Invoices are payable within thirty days."]
+    assert _quotes(res) == ["Invoices are payable within thirty days of receipt."]
 
 
 

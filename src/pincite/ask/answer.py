@@ -1,38 +1,48 @@
-"""Answer or abstain: the best passage(s) with verified citations, or "not found".
+"""Answer or abstain: the statement(s) or table cell(s) that answer, with verified
+citations, or "not found".
 
-No text is generated. `ask` runs the authorized `search`, then judges each candidate
-passage by its *windows*: a window is one clean sentence of the passage that holds a
-question word (the sentence that would be cited) together with its clean neighbours (`NEIGHBOURS` on each side, in the same block: paragraph, heading, list
-item or table) and the block's context (heading path; a table's header rows). A passage
-is kept when one of its windows clears the thresholds of the generation's ranking policy:
-- lexical coverage: the window holds at least `ask_min_coverage` of the question's
-  content words (any analyzer's form), and
-- dense similarity: the cosine to the question of the window, or of its sentence, is at
-  least τ (`ask_min_dense`, or `ask_min_dense_hash` in the hash embedder's space,
-  whose cosines carry no meaning); when no dense score exists (the dense channel fell
-  back, or no embedder of the space is here), coverage must reach
-  `ask_min_coverage_lexical_only` instead.
-Evidence is local and does not depend on where a chunk begins or ends: a bag of words
-gathered across a whole chunk is not evidence, and text inserted anywhere in a document
-changes only the windows it lands in (chunk boundaries come from packing blocks up to a
-size, so an insertion moves every later boundary). The passage is cited at the sentence
-of its best window (most question words, then coverage, then document order) and the
-citation is verified by the same code as `pincite verify` — re-authorizing the document
-for the caller. A passage whose citation does not verify is dropped (flag
-`unverified_dropped`). With nothing left, the answer is `not_found`: "not found in the
-documents you can see". The window's scores sit beside the retrieval's
-(`evidence_coverage`, `evidence_dense`, `sentence_dense`).
+No text is generated. `ask` runs the authorized `search`, reads the retrieved passages
+into *units* (`units`): statements — clean sentences of paragraphs, list items and form
+fields — and the data cells of tables, each with its context (heading path, the titles
+of the clauses that hold it; a cell's row and column headers). A heading, a title ("4.
+Limitation of Liability."), a header row or cell and a question are never units: they
+name or ask, they do not state. Each unit is judged against the question (`question`):
+
+- it must hold a question word itself (a cell: in its text or its row headers);
+- it must state the kind of value the question's form expects (a date or a duration for
+  "when" / "how long", money or a number for "how much", a name for "who", a proper
+  name for "which law"; a statement, never a cell, for "why", "what does X represent",
+  "which year was higher") and something beyond the question's own words;
+- its *coverage* — the question's words it holds with its context, each weighed by its
+  idf over the authorized passages (a word no passage holds weighs most; a name's words
+  weigh `NAME_WEIGHT` of theirs), a derived form counting ("pay" for "payment"), and a
+  word that names a kind of value ("date", "term", "price") held by a value of that kind
+  — must reach `ask_min_coverage` of the generation's ranking policy;
+- of the units that pass, the best `MAX_EMBEDDED` by coverage are embedded (context and
+  statement) and the cosine to the question must reach τ (`ask_min_dense`, or
+  `ask_min_dense_hash` in the hash embedder's space, whose cosines carry no meaning);
+  with no dense score (the dense channel fell back, or no embedder of the space is
+  here), coverage must reach `ask_min_coverage_lexical_only` instead.
+
+Per passage the best passing unit (coverage; for a cell, then the share of its row label
+the question names; then question words held; then document order) is cited, passages
+ordered best first, and each citation is verified by the same code as `pincite verify` —
+re-authorizing the document for the caller. A passage whose citation does not verify is
+dropped (flag `unverified_dropped`). With nothing left, the answer is `not_found`: "not
+found in the documents you can see". The unit's scores sit beside the retrieval's
+(`evidence_coverage`, `evidence_dense`). Evidence is local: a unit does not depend on
+where a chunk begins or ends, and text inserted anywhere changes only the units it lands
+in.
 
 Instructions are not evidence. Every block is cut into sentences, and a sentence — or,
 when an instruction was run into it, the clause from where it starts — that reads as an
 instruction addressed to the reader or to a model is *suspected* (see
 `instructions.instruction_spans` for the classes). A suspected span is cut out before the
 block is read: it is never cited, never counts, and a sentence it was run into is whole
-again (the sentence's cosine is taken over the whole clean sentence; the cited span is
-its best piece inside the passage). The passage and the result carry the flag
-`injection_suspected`. A question is not an answer either: a sentence that asks — or the
-clause from the first question word of a question run into a sentence
-(`instructions.question_spans`) — is cut out the same way, without the flag.
+again (the cited span is the sentence's best piece inside the passage). The passage and
+the result carry the flag `injection_suspected`. A question is not an answer either: a
+sentence that asks — or the clause from the first question word of a question run into
+a sentence (`instructions.question_spans`) — is cut out the same way, without the flag.
 """
 
 from __future__ import annotations

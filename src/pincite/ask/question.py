@@ -2,7 +2,8 @@
 answer its form expects.
 
 - **Word groups**: the question's content words, each with every analyzer's form (the
-  groups retrieval ranks by, `index.analyze.analyze_query`) and its *root* — the form
+  groups retrieval ranks by, `index.analyze.analyze_query`; a fiscal period such as
+  "FY2019" or "FY19" also as its year) and its *root* — the form
   without a derivational ending (`payment`, `payable` → `pay`; `expiration` → `expir`),
   so a statement that says "pay" answers a question that says "payment".
 - **Weights**: a word's BM25 idf over the caller's authorized passages (`ln(1 + (N - df
@@ -38,7 +39,8 @@ from ..index.analyze import analyze_query, fold
 EXPECTS = ("time", "amount", "count", "name", "place", "statement")
 # (expected kind, a pattern over the folded question); the first that matches wins
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k, p in (
-    ("statement", r"^(?:why|por que)\b|\b(?:caused?|causes|led to|drove|drives|consists?|"
+    ("statement", r"^(?:why|por que|como)\b|^how (?!much|many|long|soon|often|old|far)\w|"
+                  r"\b(?:includes?|included|determined|calculated|measured|computed)\b|\b(?:caused?|causes|led to|drove|drives|consists?|"
                   r"comprises?|represents?|reflects?|means?|refers? to|defined|explains?|reason|"
                   r"higher|highest|lower|lowest|larger|largest|greater|greatest|smaller|"
                   r"smallest|biggest|most|least|more|less|fewer|compared|comparison|"
@@ -91,6 +93,18 @@ TYPE_WORDS = {
 }
 
 
+_FISCAL = re.compile(r"^(?:fy|cy|q[1-4]|h[12])(\d{2}|\d{4})$")
+
+
+def _year_of(word: str) -> frozenset[str]:
+    """The year a fiscal-period word names ("fy2019", "fy19", "q3 2019" → "2019"), if any."""
+    m = _FISCAL.match(word)
+    if m is None:
+        return frozenset()
+    y = m.group(1)
+    return frozenset({y if len(y) == 4 else "20" + y})
+
+
 def root(form: str) -> str:
     """`form` without a derivational ending, when at least three letters remain."""
     for end in _ENDINGS:
@@ -125,7 +139,8 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     qt = analyze_query(text, tenant, tuple(languages))
     keep = [i for i, w in enumerate(qt.words) if w not in FORM_WORDS] or list(range(len(qt.words)))
     words = tuple(qt.words[i] for i in keep)
-    groups = tuple(frozenset(t[_TENANT_PREFIX:] for t in qt.groups[i]) for i in keep)
+    groups = tuple(frozenset(t[_TENANT_PREFIX:] for t in qt.groups[i]) | _year_of(qt.words[i])
+                   for i in keep)
     roots = tuple(frozenset(root(f) for f in g) for g in groups)
     folded = " ".join(re.findall(r"[^\W_]+", fold(text)))
     expects = next((kind for kind, p in _FORMS if p.search(folded)), None)

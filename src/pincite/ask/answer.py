@@ -342,7 +342,11 @@ class _Layer:
                                  if x)
             lo = bisect_right(self._cell_starts, e.char_start - 1)
             cells = [c for c in self.cells[lo:] if c.char_start < e.char_end]
-            return read_table(self.text, cells, " > ".join(x for x in (context, caption) if x), lang)
+            # the stub head (the header cell over the row labels) names what the rows are
+            stub = [" ".join(self.text[c.char_start:c.char_end].split()) for c in cells
+                    if c.col == 1 and (c.meta or {}).get("header") == "column"]
+            return read_table(self.text, cells,
+                              " > ".join(x for x in (context, caption, *stub) if x), lang)
         if e.kind not in STATEMENT_KINDS:
             return ReadBlock((), ())
         return read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)

@@ -8,7 +8,7 @@ A unit is either
   its own block. A heading, a title and a question are never units: they name or ask,
   they do not state; or
 - a **cell**: a data cell of a table, read with its row headers and column headers
-  (and the table's caption and title). A header cell — a column header, a row label —
+  (and the table's caption, title and stub head — the header cell over the row labels). A header cell — a column header, a row label —
   and so a header row, is never a unit.
 
 Units do not depend on the question; `judge` reads one against a question: which of the

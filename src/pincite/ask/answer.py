@@ -324,8 +324,8 @@ class _Layer:
         for e in self.blocks[j:]:
             if e.char_start >= ce:
                 break
-            if e.char_end <= cs or e.kind == ElementKind.HEADING:
-                continue  # a heading names a topic: context of what follows, never an answer
+            if e.char_end <= cs:
+                continue
             rkey = (*self.key, e.char_start, lang)
             got = _READ.get(rkey)
             if got is None:
@@ -347,9 +347,12 @@ class _Layer:
                     if c.col == 1 and (c.meta or {}).get("header") == "column"]
             return read_table(self.text, cells,
                               " > ".join(x for x in (context, caption, *stub) if x), lang)
+        read = read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)
         if e.kind not in STATEMENT_KINDS:
-            return ReadBlock((), ())
-        return read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)
+            # a heading names a topic: context of what follows, never an answer; an
+            # instruction in it is still suspected (the passage is flagged)
+            return ReadBlock((), read.suspected)
+        return read
 
     def _clause_titles(self, e: Element) -> list[str]:
         """Titles of the clauses that hold block `e`, outermost first."""

@@ -345,8 +345,14 @@ class _Layer:
             # the stub head (the header cell over the row labels) names what the rows are
             stub = [" ".join(self.text[c.char_start:c.char_end].split()) for c in cells
                     if c.col == 1 and (c.meta or {}).get("header") == "column"]
-            return read_table(self.text, cells,
-                              " > ".join(x for x in (context, caption, *stub) if x), lang)
+            table = read_table(self.text, cells,
+                               " > ".join(x for x in (context, caption, *stub) if x), lang)
+            # an instruction in a table is suspected as anywhere else: the passage is
+            # flagged, and no cell that holds any of it is a unit
+            sus = read_block(self.text[e.char_start:e.char_end], e.char_start, "", lang).suspected
+            return ReadBlock(tuple(u for u in table.units
+                                   if not any(a < u.pieces[-1][1] and u.start < z for a, z in sus)),
+                             sus)
         read = read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)
         if e.kind not in STATEMENT_KINDS:
             # a heading names a topic: context of what follows, never an answer; an

@@ -13,7 +13,6 @@ from .cite.compare import check_version, comparison_form
 from .cite.resolve import administered_source, resolve_doc, visible_quarantine, visible_source
 from .cite.verifier import Verifier
 from .errors import EmptyQuote, NotFound, PinciteError, UsageError
-from .extract.records import records_json
 from .limits import Limits, OcrSettings, load_json
 from .model import (
     Citation,
@@ -24,15 +23,12 @@ from .model import (
     parse_acl_entry,
 )
 from .model.names import check_source_id
-from .review.calibration import ThresholdRow, format_table, seed_worked_example
-from .sources.acquire import walk_inputs
-from .sources.ingest import Ingestor, IngestResult, reparse_revision
 from .store import QuarantineRecord, open_store
-from .values import VALUE_TYPES
 
 if TYPE_CHECKING:
     from .ask.answer import AskResult
     from .embed import Embedder
+    from .extract.records import records_json
     from .extract.run import ExtractionResult, Extractor
     from .extract.schema import Schema
     from .facts.atomic import AtomicFact
@@ -42,15 +38,35 @@ if TYPE_CHECKING:
     from .index.policy import RankingPolicy
     from .retrieve.bundle import EvidenceBundle
     from .retrieve.rerank import Reranker
+    from .review.calibration import ThresholdRow, format_table, seed_worked_example
     from .review.queue import Clock, ReviewQueue
+    from .sources.acquire import walk_inputs
+    from .sources.ingest import IngestResult
     from .store import FsckReport
     from .store.index_records import GenerationRow
+    from .values import VALUE_TYPES
 
 # The facade, and what the CLI and the review page render: they import only this module.
 __all__ = ["VALUE_TYPES", "Citation", "IngestResult", "Library", "Principal",
            "QuarantineRecord", "ThresholdRow", "format_table", "load_json", "ocr_limits",
            "open_library", "records_json",
            "seed_worked_example", "walk_inputs"]
+# re-exported names whose stages load on first use, so that a process that only searches
+# or asks never imports extraction, review or ingestion
+_LAZY = {"records_json": "pincite.extract.records", "ThresholdRow": "pincite.review.calibration",
+         "format_table": "pincite.review.calibration",
+         "seed_worked_example": "pincite.review.calibration",
+         "walk_inputs": "pincite.sources.acquire", "IngestResult": "pincite.sources.ingest",
+         "VALUE_TYPES": "pincite.values"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'pincite.library' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(home), name)
 
 
 def ocr_limits(languages: str | None = None, *, enabled: bool = True, **settings: Any) -> Limits:
@@ -112,6 +128,9 @@ class Library:
         `owner` is the ingesting user: it owns the sources it creates (it may change their
         ACLs) and sees the files it had refused.
         """
+        from .sources.acquire import walk_inputs
+        from .sources.ingest import Ingestor
+
         inputs = list(walk_inputs(paths, follow_links=follow_links))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
@@ -149,6 +168,8 @@ class Library:
                      sandbox: bool = True, owner: str | None = None) -> IngestResult:
         """Ingest one byte string under `source_id` (as the user `owner`, see `ingest`);
         return what happened. It publishes nothing: call `update_index()` before searching."""
+        from .sources.ingest import Ingestor
+
         with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox,
                       owner=owner) as ing:
             return ing.ingest(data, source_id=source_id, path=name or source_id, name=name,
@@ -158,6 +179,8 @@ class Library:
                 sandbox: bool = True, limits: Limits | None = None) -> list[tuple[str, str | None]]:
         """Re-parse visible sources with the current parsers (and OCR, for PDF pages without
         text); return (doc_id, new layer id or None)."""
+        from .sources.ingest import Ingestor, reparse_revision
+
         ids = list(source_ids) or [s.source_id for s in self.sources(principal)]
         out = []
         with Ingestor(self.store, tenant=principal.tenant, acl=None, sandbox=sandbox,
@@ -355,6 +378,7 @@ class Library:
         """Extract one record per schema field from `docs` read as one case, decided with the
         tenant's calibrated thresholds, and queue what needs a person; with `out`, write
         records.json and report.html there. Return the run."""
+        from .extract.records import records_json
         from .extract.report import prepare_output_dir, write_outputs
         from .extract.run import run_extraction
         from .extract.schema import Schema, load_schema
@@ -390,6 +414,7 @@ class Library:
               ) -> list[AtomicFact]:
         """Return a document's atomic facts (table cells and typed values), each citable."""
         from .facts.atomic import extract_facts
+        from .values import VALUE_TYPES
 
         bad = [t for t in types or () if t not in VALUE_TYPES]
         if bad:

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pincite.ask.answer import INJECTION_FLAG, read_block
+from pincite.ask.answer import INJECTION_FLAG
 from pincite.ask.instructions import instruction_spans, is_question, question_spans
+from pincite.ask.units import read_block
 from pincite.model import Principal
 from tests.corpus import ANA, EMB, EXAMPLES, add, publish
 
@@ -35,8 +36,8 @@ def test_an_injected_instruction_overlapping_the_question_is_not_the_answer(lib)
     scores = res.items[0].scores
     # the retrieval's scores are kept; the evidence's (without the instruction) beside them
     assert scores["bm25_coverage"] is not None and scores["dense"] is not None
-    assert scores["evidence_coverage"] == 0.75  # invoices, payable, receipt; not "after"
-    assert scores["evidence_dense"] is not None and scores["sentence_dense"] is not None
+    assert scores["evidence_coverage"] == 1.0  # invoices, payable, receipt ("after" is form)
+    assert scores["evidence_dense"] is not None
 
 
 def test_a_passage_that_is_only_an_instruction_is_not_found(lib):
@@ -65,16 +66,16 @@ def test_a_genuine_answer_without_instructions_is_answered_and_unflagged(lib):
     res = lib.ask(ANA, QUESTION, embedder=EMB)
     assert res.status == "answered" and _quotes(res) == [GENUINE]
     assert INJECTION_FLAG not in res.flags and INJECTION_FLAG not in res.items[0].flags
-    assert res.items[0].scores["evidence_coverage"] == 0.75
+    assert res.items[0].scores["evidence_coverage"] == 1.0
 
 
 def test_a_question_in_the_passage_is_never_the_cited_answer(lib):
     add(lib, "faq.md", "# FAQ\n\nWhen are invoices payable after receipt? "
-        "Invoices are payable within thirty days.\n")
+        "Invoices are payable within thirty days of receipt.\n")
     publish(lib)
     res = lib.ask(ANA, QUESTION, embedder=EMB)
     assert res.status == "answered"
-    assert _quotes(res) == ["Invoices are payable within thirty days."]
+    assert _quotes(res) == ["Invoices are payable within thirty days of receipt."]
 
 
 
@@ -227,11 +228,11 @@ def test_text_inserted_anywhere_leaves_the_statements_of_a_block_as_they_were(
     attacked = f"{body[:cut]} {instruction} {body[cut:].lstrip()}".strip()
 
     def said(text: str) -> list[str]:
-        return [s.text for s in read_block(text, 0, "", "en").sentences]
+        return [u.text for u in read_block(text, 0, "", "en").units]
 
     assert said(attacked) == said(body)
     # what may be cited lies outside the instruction
     start = attacked.index(instruction)
-    for s in read_block(attacked, 0, "", "en").sentences:
-        for a, b, _ in s.pieces:
+    for u in read_block(attacked, 0, "", "en").units:
+        for a, b, _ in u.pieces:
             assert b <= start or a >= start + len(instruction)

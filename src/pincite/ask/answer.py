@@ -1,38 +1,48 @@
-"""Answer or abstain: the best passage(s) with verified citations, or "not found".
+"""Answer or abstain: the statement(s) or table cell(s) that answer, with verified
+citations, or "not found".
 
-No text is generated. `ask` runs the authorized `search`, then judges each candidate
-passage by its *windows*: a window is one clean sentence of the passage that holds a
-question word (the sentence that would be cited) together with its clean neighbours (`NEIGHBOURS` on each side, in the same block: paragraph, heading, list
-item or table) and the block's context (heading path; a table's header rows). A passage
-is kept when one of its windows clears the thresholds of the generation's ranking policy:
-- lexical coverage: the window holds at least `ask_min_coverage` of the question's
-  content words (any analyzer's form), and
-- dense similarity: the cosine to the question of the window, or of its sentence, is at
-  least τ (`ask_min_dense`, or `ask_min_dense_hash` in the hash embedder's space,
-  whose cosines carry no meaning); when no dense score exists (the dense channel fell
-  back, or no embedder of the space is here), coverage must reach
-  `ask_min_coverage_lexical_only` instead.
-Evidence is local and does not depend on where a chunk begins or ends: a bag of words
-gathered across a whole chunk is not evidence, and text inserted anywhere in a document
-changes only the windows it lands in (chunk boundaries come from packing blocks up to a
-size, so an insertion moves every later boundary). The passage is cited at the sentence
-of its best window (most question words, then coverage, then document order) and the
-citation is verified by the same code as `pincite verify` — re-authorizing the document
-for the caller. A passage whose citation does not verify is dropped (flag
-`unverified_dropped`). With nothing left, the answer is `not_found`: "not found in the
-documents you can see". The window's scores sit beside the retrieval's
-(`evidence_coverage`, `evidence_dense`, `sentence_dense`).
+No text is generated. `ask` runs the authorized `search`, reads the retrieved passages
+into *units* (`units`): statements — clean sentences of paragraphs, list items and form
+fields — and the data cells of tables, each with its context (heading path, the titles
+of the clauses that hold it; a cell's row and column headers). A heading, a title ("4.
+Limitation of Liability."), a header row or cell and a question are never units: they
+name or ask, they do not state. Each unit is judged against the question (`question`):
+
+- it must hold a question word itself (a cell: in its text or its row headers);
+- it must state the kind of value the question's form expects (a date or a duration for
+  "when" / "how long", money or a number for "how much", a name for "who", a proper
+  name for "which law"; a statement, never a cell, for "why", "what does X represent",
+  "which year was higher") and something beyond the question's own words;
+- its *coverage* — the question's words it holds with its context, each weighed by its
+  idf over the authorized passages (a word no passage holds weighs most; a name's words
+  weigh `NAME_WEIGHT` of theirs), a derived form counting ("pay" for "payment"), and a
+  word that names a kind of value ("date", "term", "price") held by a value of that kind
+  — must reach `ask_min_coverage` of the generation's ranking policy;
+- of the units that pass, the best `MAX_EMBEDDED` by coverage are embedded (context and
+  statement) and the cosine to the question must reach τ (`ask_min_dense`, or
+  `ask_min_dense_hash` in the hash embedder's space, whose cosines carry no meaning);
+  with no dense score (the dense channel fell back, or no embedder of the space is
+  here), coverage must reach `ask_min_coverage_lexical_only` instead.
+
+Per passage the best passing unit (coverage; for a cell, then the share of its row label
+the question names; then question words held; then document order) is cited, passages
+ordered best first, and each citation is verified by the same code as `pincite verify` —
+re-authorizing the document for the caller. A passage whose citation does not verify is
+dropped (flag `unverified_dropped`). With nothing left, the answer is `not_found`: "not
+found in the documents you can see". The unit's scores sit beside the retrieval's
+(`evidence_coverage`, `evidence_dense`). Evidence is local: a unit does not depend on
+where a chunk begins or ends, and text inserted anywhere changes only the units it lands
+in.
 
 Instructions are not evidence. Every block is cut into sentences, and a sentence — or,
 when an instruction was run into it, the clause from where it starts — that reads as an
 instruction addressed to the reader or to a model is *suspected* (see
 `instructions.instruction_spans` for the classes). A suspected span is cut out before the
 block is read: it is never cited, never counts, and a sentence it was run into is whole
-again (the sentence's cosine is taken over the whole clean sentence; the cited span is
-its best piece inside the passage). The passage and the result carry the flag
-`injection_suspected`. A question is not an answer either: a sentence that asks — or the
-clause from the first question word of a question run into a sentence
-(`instructions.question_spans`) — is cut out the same way, without the flag.
+again (the cited span is the sentence's best piece inside the passage). The passage and
+the result carry the flag `injection_suspected`. A question is not an answer either: a
+sentence that asks — or the clause from the first question word of a question run into
+a sentence (`instructions.question_spans`) — is cut out the same way, without the flag.
 """
 
 from __future__ import annotations
@@ -48,7 +58,7 @@ import numpy as np
 from ..cite.locate import strip_span
 from ..cite.verifier import Verifier, citation_for
 from ..embed import Embedder
-from ..index.analyze import analyze, analyze_query
+from ..index.analyze import analyze
 from ..index.policy import RankingPolicy
 from ..index.segment import BLOCK_KINDS
 from ..model import Element, Principal, TextLayer
@@ -56,11 +66,26 @@ from ..retrieve.bundle import EvidenceItem
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
-from ..vocab import BundleFlag, ItemFlag, RecordFlag
-from .instructions import instruction_spans, is_question, question_spans, sentence_spans
+from ..store.lru import LRU
+from ..vocab import BundleFlag, ElementKind, ItemFlag, RecordFlag
+from .question import Question, read_question, weights
+from .units import (
+    STATEMENT_KINDS,
+    Judged,
+    ReadBlock,
+    Unit,
+    judge,
+    read_block,
+    read_table,
+    title_of,
+)
 
 NOT_FOUND = "not found in the documents you can see"
 INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
+# units embedded per question at most (best coverage first): a sentence-level cosine
+# costs a forward pass per unit, and on CUAD dev (fit folds) it separates the labelled
+# clause from related ones no better than coverage does (docs/evaluation.md)
+MAX_EMBEDDED = 4
 
 
 # ---- the answer --------------------------------------------------------------------------------
@@ -84,6 +109,15 @@ class AskResult:
         return d
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A judged unit of one retrieved passage, with its cosines when it was embedded."""
+
+    item: EvidenceItem
+    judged: Judged
+    cosine: float | None
+
+
 def ask(store: Store, question: str, principal: Principal, *,
         as_of: str | datetime | None = None,
         filters: Filters | Mapping[str, Any] | None = None,
@@ -92,225 +126,253 @@ def ask(store: Store, question: str, principal: Principal, *,
         policy: RankingPolicy | None = None) -> AskResult:
     """Return the passages that answer `question` with verified citations, or not_found."""
     pol = policy or _policy_of(store, store.pointer()[0])
-    bundle = search(store, question, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
-                    embedder=embedder, reranker=reranker, budgets=budgets, policy=pol)
-    if BundleFlag.NO_GENERATION in bundle.flags:
-        return AskResult(question, "not_found", (), bundle.flags, NOT_FOUND, None)
-    flags = set(bundle.flags) - {BundleFlag.UNDERFILLED}
-    g = store.generation(bundle.generation) if bundle.generation else None
-    manifest = (g.manifest or {}) if g else {}
-    groups = _forms(question, principal.tenant, manifest.get("analyzer", {}).get("languages", ()))
-    emb = _embedder(embedder, manifest)
-    verifier = Verifier(store, principal)
-    reader = _Reader(verifier, groups)
-    items, windows = [], {}
-    for item in bundle.items:
-        ws, suspected = reader.windows(item)
-        if suspected:
-            flags.add(INJECTION_FLAG)
-            item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
-        items.append(item)
-        windows[item.evidence_id] = ws if groups else []
+    found = candidates(store, question, principal, as_of=as_of, filters=filters,
+                       embedder=embedder, reranker=reranker, budgets=budgets, policy=pol)
+    return answer_from(found, pol)
 
-    def dense(i: EvidenceItem) -> bool:
-        return emb is not None and i.scores.get("dense") is not None
 
-    cosines = _cosines(question, emb, [
-        (w, i) for i in items if dense(i) for w in windows[i.evidence_id]
-        if w.coverage >= pol.ask_min_coverage])
-    tau = pol.dense_threshold(bundle.embedding_space)
+def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
+    """The answer `ask` gives from the judged units `found` under policy `pol`: the passing
+    units (`choose`), each cited and verified, or not_found."""
+    question = found.question.text
+    if found.generation is None:
+        return AskResult(question, "not_found", (), found.flags, NOT_FOUND, None)
+    flags = set(found.flags)
     out: list[EvidenceItem] = []
-    for item in items:
+    for cand in choose(found.candidates, pol, found.space if found.dense else None):
         if len(out) >= pol.ask_max_items:
             break
-        best = _best(windows[item.evidence_id], cosines, pol, tau if dense(item) else None)
-        if best is None:
-            continue
-        w, cos = best
-        rev = verifier.revision(item.doc_id)
-        loaded = verifier.layer(rev, item.text_layer) if rev is not None else None
+        item = cand.item
+        rev = found.verifier.revision(item.doc_id)
+        loaded = found.verifier.layer(rev, item.text_layer) if rev is not None else None
         if rev is None or loaded is None:
             flags.add("unverified_dropped")
             continue
-        cit = verifier.verify(citation_for(rev, loaded, *w.cite))
+        a, b = _cite(cand.judged, found.question, item)
+        cit = found.verifier.verify(citation_for(rev, loaded, a, b))
         if not cit.quote_verified:
             flags.add("unverified_dropped")
             continue
-        scores = {**item.scores, "evidence_coverage": w.coverage,
-                  "evidence_dense": cos[0] if cos else None,
-                  "sentence_dense": cos[1] if cos else None}
+        scores = {**item.scores, "evidence_coverage": round(cand.judged.coverage, 4),
+                  "evidence_dense": cand.cosine}
         if RecordFlag.HIDDEN_TEXT in cit.flags:  # an answer a reader of the document does not see
             flags.add(ItemFlag.HIDDEN_TEXT)
         out.append(item.model_copy(update={"citation": cit.to_dict(), "scores": scores}))
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,
-                         bundle.generation)
+                         found.generation)
     return AskResult(question, "answered", tuple(out), tuple(sorted(flags)), None,
-                     bundle.generation)
+                     found.generation)
 
 
-# ---- evidence: a sentence with its neighbours --------------------------------------------------
+@dataclass
+class Found:
+    """Every judged unit of the retrieved passages, and what judging them needs."""
 
-# a window's neighbours: this many clean sentences on each side, in the same block
-NEIGHBOURS = 1
-# windows embedded per question at most (best coverage first)
-MAX_EMBEDDED = 40
-
-
-@dataclass(frozen=True, slots=True)
-class _Sentence:
-    """A statement of a block, without the instructions and questions run into it."""
-
-    pieces: tuple[tuple[int, int, str], ...]  # citable spans (absolute offsets) and texts
-    text: str                                 # the clean sentence, white space folded
-    tokens: frozenset[str]
+    question: Question
+    weights: tuple[float, ...]   # of the question's groups (`question.weights`)
+    candidates: list[Candidate]
+    dense: bool                  # cosines exist (an embedder of the generation's space)
+    space: str | None            # the generation's embedding space
+    flags: tuple[str, ...]
+    generation: str | None
+    verifier: Verifier
 
 
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """A block (heading, paragraph, list item, table) read for evidence."""
-
-    context: str                            # heading path, and a table's header rows
-    tokens: frozenset[str]                  # of the context
-    sentences: tuple[_Sentence, ...]        # its clean statements, in order
-    suspected: tuple[tuple[int, int], ...]  # instruction spans (absolute offsets)
-
-
-@dataclass(frozen=True, slots=True)
-class _Window:
-    """A candidate answer: one sentence to cite, judged with its neighbours."""
-
-    cite: tuple[int, int]  # absolute offsets of the cited span (the sentence's best piece)
-    cite_text: str
-    sentence: str          # the clean sentence
-    text: str              # context + the sentence and its neighbours (clean)
-    coverage: float        # share of the question's words the window holds
-    hits: int              # question words in the sentence
-
-
-def read_block(body: str, base: int, context: str, lang: str | None) -> _Block:
-    """Read one block's text `body` (starting at offset `base` of its layer): its clean
-    statements, each with the pieces that may be cited. Suspected spans are cut out and
-    the rest is split into sentences again, so a sentence an instruction was run into is
-    whole again, as it was before the insertion."""
-    suspected = instruction_spans(body)
-    runs: list[tuple[int, int, int]] = []  # (offset in clean, offset in body, length)
-    parts: list[str] = []
-    at = 0
-    for a, b in _minus(0, len(body), _union(suspected, question_spans(body))):
-        runs.append((at, a, b - a))
-        parts.append(body[a:b])
-        at += b - a + 1
-    clean = " ".join(parts)
-    sentences: list[_Sentence] = []
-    for s, e in sentence_spans(clean):
-        pieces = []
-        for c0, b0, n in runs:
-            a, b = max(s, c0), min(e, c0 + n)
-            if b > a:
-                pa, pb = strip_span(body, b0 + a - c0, b0 + b - c0)
-                if pb > pa:
-                    pieces.append((base + pa, base + pb, body[pa:pb]))
-        if pieces and not is_question(clean[s:e]):
-            said = " ".join(clean[s:e].split())
-            sentences.append(_Sentence(tuple(pieces), said, frozenset(analyze(said, lang))))
-    return _Block(" ".join(context.split()), frozenset(analyze(context, lang)),
-                  tuple(sentences), tuple((base + a, base + b) for a, b in suspected))
+def candidates(store: Store, question: str, principal: Principal, *,
+               as_of: str | datetime | None = None,
+               filters: Filters | Mapping[str, Any] | None = None,
+               embedder: Embedder | None = None, reranker: Reranker | None = None,
+               budgets: Budgets | Mapping[str, Any] | None = None,
+               policy: RankingPolicy | None = None) -> Found:
+    """Search, read the retrieved passages into units, judge each against the question and
+    embed the best (`MAX_EMBEDDED`, by coverage); return them all (no threshold applied)."""
+    pol = policy or _policy_of(store, store.pointer()[0])
+    bundle = search(store, question, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
+                    embedder=embedder, reranker=reranker, budgets=budgets, policy=pol)
+    verifier = Verifier(store, principal)
+    if BundleFlag.NO_GENERATION in bundle.flags:
+        return Found(read_question(question, principal.tenant, ()), (), [], False, None,
+                     bundle.flags, None, verifier)
+    flags = set(bundle.flags) - {BundleFlag.UNDERFILLED}
+    g = store.generation(bundle.generation) if bundle.generation else None
+    manifest = (g.manifest or {}) if g else {}
+    q = read_question(question, principal.tenant,
+                      manifest.get("analyzer", {}).get("languages", ()))
+    lex = (bundle.channels or {}).get("bm25") or {}
+    w = weights(q, lex.get("df"), int((bundle.channels or {}).get("authorized") or 0))
+    emb = _embedder(embedder, manifest)
+    reader = _Reader(verifier)
+    cands: list[Candidate] = []
+    for item in bundle.items:
+        units, suspected = reader.units(item)
+        if suspected:
+            flags.add(INJECTION_FLAG)
+            item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
+        cands.extend(Candidate(item, judge(u, q, w), None) for u in units)
+    dense = emb is not None and any(i.scores.get("dense") is not None for i in bundle.items)
+    if dense and q.groups:
+        todo = sorted((c for c in cands if c.judged.eligible()),
+                      key=lambda c: (-c.judged.coverage, c.item.doc_id, c.judged.unit.start))
+        texts = list(dict.fromkeys(c.judged.unit.embed_text() for c in todo[:MAX_EMBEDDED]))
+        cos = _cosines(question, emb, texts)
+        cands = [Candidate(c.item, c.judged, cos.get(c.judged.unit.embed_text()))
+                 for c in cands]
+    return Found(q, w, cands, dense, bundle.embedding_space, tuple(sorted(flags)),
+                 bundle.generation, verifier)
 
 
-def _union(*spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The sorted, disjoint union of span lists."""
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(x for ss in spans for x in ss):
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
+def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:
+    """The passing units, at most one per passage, best first: eligible (`Judged.eligible`),
+    coverage at least `ask_min_coverage` and a cosine at least τ of embedding space
+    `space` — or, without dense scores (`space` None), coverage at least
+    `ask_min_coverage_lexical_only`. Best: coverage, then (a cell) the share of its row
+    label the question names, then question words held, then document order (the cosine
+    is a bar, not a rank: it orders related sentences no better than chance on CUAD dev)."""
+    tau = pol.dense_threshold(space)
+    best: dict[str, tuple[tuple[float, float, int, int], Candidate]] = {}
+    for c in cands:
+        j = c.judged
+        if not j.eligible():
+            continue
+        if space is not None:
+            if j.coverage < pol.ask_min_coverage or c.cosine is None or c.cosine < tau:
+                continue
+        elif j.coverage < pol.ask_min_coverage_lexical_only:
+            continue
+        key = (round(j.coverage, 6), j.exact, len(j.hits), -j.unit.start)
+        have = best.get(c.item.evidence_id)
+        if have is None or key > have[0]:
+            best[c.item.evidence_id] = (key, c)
+    return [c for _, c in sorted(best.values(), key=lambda kc: kc[0], reverse=True)]
+
+
+def _cite(j: Judged, q: Question, item: EvidenceItem) -> tuple[int, int]:
+    """The unit's piece inside the passage with most question words (first wins)."""
+    cs, ce = item.char_start, item.char_end
+    best: tuple[tuple[int, int], int] | None = None
+    for a, b, text in j.unit.pieces:
+        if a < cs or b > ce:  # a sentence cut by the chunk's end: cite the part inside
+            lo, hi = strip_span(text, max(a, cs) - a, min(b, ce) - a)
+            if hi <= lo:
+                continue
+            text, a, b = text[lo:hi], a + lo, a + hi
+        toks = frozenset(analyze(text, item.lang))
+        hits = len(q.matched(toks, frozenset()))
+        if best is None or hits > best[1]:
+            best = ((a, b), hits)
+    assert best is not None  # the first piece starts inside the passage
+    return best[0]
+
+
+# ---- reading the passages ----------------------------------------------------------------------
+
+# blocks read, by (document sha256, text layer, block start, language): content-addressed
+_READ: LRU = LRU(4096)
 
 
 class _Reader:
-    """Reads the blocks of candidate passages for one question, each block once.
+    """Reads the blocks of candidate passages into units, each block once."""
 
-    A window is a clean sentence of the passage with its clean neighbours in its block
-    (`NEIGHBOURS` on each side) and the block's context; it does not depend on where the
-    passage's chunk begins or ends, nor on instructions or questions in the block."""
-
-    def __init__(self, verifier: Verifier, groups: list[set[str]]) -> None:
+    def __init__(self, verifier: Verifier) -> None:
         self.verifier = verifier
-        self.groups = groups
-        self._blocks: dict[tuple[str, str], list[Element] | None] = {}
-        self._read: dict[tuple[str, str, int, str | None], _Block] = {}
+        self._layers: dict[tuple[str, str], _Layer | None] = {}
 
-    def windows(self, item: EvidenceItem) -> tuple[list[_Window], bool]:
-        """The windows centred on the passage's sentences, and whether the passage holds
-        a suspected span."""
+    def units(self, item: EvidenceItem) -> tuple[list[Unit], bool]:
+        """The units that start inside the passage, and whether the passage holds a
+        suspected span."""
         cs, ce = item.char_start, item.char_end
-        blocks = self._blocks_of(item)
-        out: list[_Window] = []
+        out: list[Unit] = []
         suspected = False
-        for b in blocks:
-            suspected |= any(a < ce and cs < z for a, z in b.suspected)
-            sents = b.sentences
-            for k, sent in enumerate(sents):
-                if not cs <= sent.pieces[0][0] < ce or not self._hits(sent.tokens):
-                    continue  # not this passage's, or a sentence holding no question word:
-                    #           its neighbours and heading are context, never the answer
-                near = sents[max(0, k - NEIGHBOURS):k + NEIGHBOURS + 1]
-                toks = b.tokens.union(*(x.tokens for x in near))
-                cite, cite_text = self._cite(sent, cs, ce, item.lang)
-                body = " ".join(x.text for x in near)
-                out.append(_Window(cite, cite_text, sent.text,
-                                   "\n".join(x for x in (b.context, body) if x),
-                                   self._hits(toks) / len(self.groups) if self.groups else 0.0,
-                                   self._hits(sent.tokens)))
+        for rb in self._blocks_of(item):
+            suspected |= any(a < ce and cs < z for a, z in rb.suspected)
+            out.extend(u for u in rb.units if cs <= u.start < ce)
         return out, suspected
 
-    def _hits(self, toks: frozenset[str]) -> int:
-        return sum(1 for g in self.groups if g & toks)
-
-    def _cite(self, sent: _Sentence, cs: int, ce: int,
-              lang: str | None) -> tuple[tuple[int, int], str]:
-        """The sentence's piece inside the passage with most question words (first wins)."""
-        best: tuple[tuple[int, int], str, int] | None = None
-        for a, b, text in sent.pieces:
-            if a < cs or b > ce:  # a sentence cut by the chunk's end: cite the part inside
-                lo, hi = strip_span(text, max(a, cs) - a, min(b, ce) - a)
-                if hi <= lo:
-                    continue
-                text, a, b = text[lo:hi], a + lo, a + hi
-            hits = self._hits(sent.tokens if len(sent.pieces) == 1 and (a, b) == sent.pieces[0][:2]
-                              else frozenset(analyze(text, lang)))
-            if best is None or hits > best[2]:
-                best = ((a, b), text, hits)
-        assert best is not None  # the first piece starts inside the passage
-        return best[0], best[1]
-
-    def _blocks_of(self, item: EvidenceItem) -> list[_Block]:
-        rev = self.verifier.revision(item.doc_id)
-        loaded = self.verifier.layer(rev, item.text_layer) if rev is not None else None
+    def _blocks_of(self, item: EvidenceItem) -> list[ReadBlock]:
         key = (item.doc_id, item.text_layer)
-        if key not in self._blocks:
-            self._blocks[key] = _block_elements(loaded.layer) if loaded is not None else None
-        elements = self._blocks[key]
-        hp = " > ".join(item.heading_path)
-        if loaded is None or not elements:
+        if key not in self._layers:
+            rev = self.verifier.revision(item.doc_id)
+            loaded = self.verifier.layer(rev, item.text_layer) if rev is not None else None
+            self._layers[key] = _Layer(loaded.layer, item.doc_sha256) if loaded else None
+        layer = self._layers[key]
+        if layer is None or not layer.blocks:
             # no layer to read (the citation will not verify): the passage alone
+            hp = " > ".join(item.heading_path)
             return [read_block(item.quote, item.char_start, hp, item.lang)]
-        text = loaded.text
-        starts = [e.char_start for e in elements]
+        return layer.read(item.char_start, item.char_end, item.lang)
+
+
+class _Layer:
+    """A text layer's blocks, clauses and table cells, for reading."""
+
+    def __init__(self, layer: TextLayer, sha: str) -> None:
+        self.text = layer.text
+        self.key = (sha, layer.layer_id)
+        self.blocks = _block_elements(layer)
+        self.starts = [e.char_start for e in self.blocks]
+        self.clauses = sorted((e for e in layer.elements if e.kind == ElementKind.CLAUSE),
+                              key=lambda e: (e.char_start, -e.char_end))
+        self.cells = sorted((e for e in layer.elements if e.kind == ElementKind.CELL),
+                            key=lambda e: e.char_start)
+        self._cell_starts = [e.char_start for e in self.cells]
+        self._titles: dict[int, str | None] = {}
+
+    def read(self, cs: int, ce: int, lang: str | None) -> list[ReadBlock]:
         out = []
-        j = max(0, bisect_right(starts, item.char_start) - 1)
-        for e in elements[j:]:
-            if e.char_start >= item.char_end:
+        j = max(0, bisect_right(self.starts, cs) - 1)
+        for e in self.blocks[j:]:
+            if e.char_start >= ce:
                 break
-            if e.char_end <= item.char_start:
+            if e.char_end <= cs:
                 continue
-            rkey = (*key, e.char_start, item.lang)
-            if rkey not in self._read:
-                self._read[rkey] = read_block(text[e.char_start:e.char_end], e.char_start,
-                                              _context(text, e), item.lang)
-            out.append(self._read[rkey])
+            rkey = (*self.key, e.char_start, lang)
+            got = _READ.get(rkey)
+            if got is None:
+                got = self._read(e, lang)
+                _READ.put(rkey, got)
+            out.append(got)
+        return out
+
+    def _read(self, e: Element, lang: str | None) -> ReadBlock:
+        context = " > ".join(x for x in (" > ".join(e.heading_path), *self._clause_titles(e)) if x)
+        if e.kind == ElementKind.TABLE:
+            meta = e.meta or {}
+            caption = " > ".join(str(x) for x in (meta.get("caption"), *(meta.get("title_path") or ()))
+                                 if x)
+            lo = bisect_right(self._cell_starts, e.char_start - 1)
+            cells = [c for c in self.cells[lo:] if c.char_start < e.char_end]
+            # the stub head (the header cell over the row labels) names what the rows are
+            stub = [" ".join(self.text[c.char_start:c.char_end].split()) for c in cells
+                    if c.col == 1 and (c.meta or {}).get("header") == "column"]
+            table = read_table(self.text, cells,
+                               " > ".join(x for x in (context, caption, *stub) if x), lang)
+            # an instruction in a table is suspected as anywhere else: the passage is
+            # flagged, and no cell that holds any of it is a unit
+            sus = read_block(self.text[e.char_start:e.char_end], e.char_start, "", lang).suspected
+            return ReadBlock(tuple(u for u in table.units
+                                   if not any(a < u.pieces[-1][1] and u.start < z for a, z in sus)),
+                             sus)
+        read = read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)
+        if e.kind not in STATEMENT_KINDS:
+            # a heading names a topic: context of what follows, never an answer; an
+            # instruction in it is still suspected (the passage is flagged)
+            return ReadBlock((), read.suspected)
+        return read
+
+    def _clause_titles(self, e: Element) -> list[str]:
+        """Titles of the clauses that hold block `e`, outermost first."""
+        out = []
+        for c in self.clauses:
+            if c.char_start > e.char_start:
+                break
+            if c.char_end <= e.char_start:
+                continue
+            if c.char_start not in self._titles:
+                self._titles[c.char_start] = title_of(self.text, c)
+            t = self._titles[c.char_start]
+            if t and t not in out:
+                out.append(t)
         return out
 
 
@@ -325,71 +387,23 @@ def _block_elements(layer: TextLayer) -> list[Element]:
     return out
 
 
-def _context(text: str, block: Element) -> str:
-    """What a block's sentences are read with: its heading path; a table's header rows."""
-    parts = [" > ".join(block.heading_path)]
-    rows = int((block.meta or {}).get("header_rows") or 0) if block.kind == "table" else 0
-    if rows:
-        parts.append("\n".join(text[block.char_start:block.char_end].split("\n")[:rows]))
-    return "\n".join(x for x in parts if x)
+# vectors of unit texts, by (space, text): content-addressed, so one process asking many
+# questions of the same documents embeds each unit once
+_VECTORS: LRU = LRU(20000)
 
 
-def _cosines(question: str, embedder: Embedder | None,
-             todo: Sequence[tuple[_Window, EvidenceItem]]) -> dict[str, float]:
-    """Cosine of the question and each window and its sentence, for the `MAX_EMBEDDED`
-    windows of best coverage (then most question words in the sentence, then document
-    order)."""
-    if embedder is None or not todo:
+def _cosines(question: str, embedder: Embedder | None, texts: Sequence[str]) -> dict[str, float]:
+    """Cosine of the question and each text."""
+    if embedder is None or not texts:
         return {}
-    ranked = sorted(todo, key=lambda t: (-t[0].coverage, -t[0].hits, t[1].doc_id, t[0].cite))
-    texts = list(dict.fromkeys(x for w, _ in ranked[:MAX_EMBEDDED]
-                               for x in (w.text, w.sentence)))
+    space = embedder.space.space_id
+    todo = [t for t in texts if _VECTORS.get((space, t)) is None]
+    if todo:
+        for t, v in zip(todo, np.asarray(embedder.embed_documents(todo), dtype=np.float32),
+                        strict=True):
+            _VECTORS.put((space, t), v)
     q = embedder.embed_query(question)
-    vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
-    return {t: float(v @ q) for t, v in zip(texts, vecs, strict=True)}
-
-
-def _best(windows: Sequence[_Window], cosines: Mapping[str, float], policy: RankingPolicy,
-          tau: float | None) -> tuple[_Window, tuple[float, float] | None] | None:
-    """The window that clears the thresholds with most question words in its sentence
-    (then coverage, then document order), with its (window, sentence) cosines; `tau`
-    None: no dense score exists, and coverage must reach the lexical-only bar."""
-    best: tuple[tuple[int, float], _Window, tuple[float, float] | None] | None = None
-    for w in windows:
-        cos = None
-        if tau is None:
-            if w.coverage < policy.ask_min_coverage_lexical_only:
-                continue
-        else:
-            if (w.coverage < policy.ask_min_coverage or w.text not in cosines
-                    or w.sentence not in cosines):
-                continue
-            cos = (cosines[w.text], cosines[w.sentence])
-            if max(cos) < tau:
-                continue
-        if best is None or (w.hits, w.coverage) > best[0]:
-            best = ((w.hits, w.coverage), w, cos)
-    return (best[1], best[2]) if best is not None else None
-
-
-def _minus(s: int, e: int, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """`[s, e)` without the spans `cuts` (sorted, disjoint)."""
-    out, at = [], s
-    for a, b in cuts:
-        if b <= at or a >= e:
-            continue
-        if a > at:
-            out.append((at, a))
-        at = max(at, b)
-    if at < e:
-        out.append((at, e))
-    return out
-
-
-def _forms(question: str, tenant: str, languages: Sequence[str]) -> list[set[str]]:
-    qt = analyze_query(question, tenant, tuple(languages))
-    cut = 13  # the tenant-key prefix of every term (see analyze.tenant_key)
-    return [{t[cut:] for t in g} for g in qt.groups]
+    return {t: float(_VECTORS.get((space, t)) @ q) for t in texts}
 
 
 def _embedder(embedder: Embedder | None, manifest: dict[str, Any]) -> Embedder | None:

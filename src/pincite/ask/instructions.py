@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import re
 
-# a sentence ends at a newline, or at . ; : ! ? (and any closing quotes or brackets)
-# before white space
-_SENTENCE = re.compile(r"[^\n]*?(?:[.;:!?][\"'\u201d\u2019)\]]*(?=\s)|\n|$)")
+from .sentences import sentence_spans
 
 # ---- instructions addressed to the reader or a model ---------------------------------------
 #
@@ -179,20 +177,6 @@ def _suspect_from(sentence: str) -> int | None:
     return cut
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The `[start, end)` sentences of `text` (white space trimmed), in order."""
-    out = []
-    for m in _SENTENCE.finditer(text):
-        s, e = m.start(), m.end()
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
-
-
 def instruction_spans(text: str) -> list[tuple[int, int]]:
     """The `[start, end)` spans of `text` that read as instructions to the reader or a model.
 
@@ -209,7 +193,7 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
     one before it, so a suspected continuation takes that sentence's last clause too; a
     suspected span that ends in ':' takes the next sentence (its argument).
     """
-    sents = sentence_spans(text)
+    sents = sentence_spans(text, clauses=True)
     marks: list[int | None] = [_suspect_from(text[s:e]) for s, e in sents]
     for i in range(len(sents)):
         s, e = sents[i]
@@ -241,7 +225,7 @@ def question_spans(text: str) -> list[tuple[int, int]]:
     mark, or, when a question was run into it, the clause from its first capitalised
     question word ("What", "How", "Is", …) on."""
     out = []
-    for s, e in sentence_spans(text):
+    for s, e in sentence_spans(text, clauses=True):
         if is_question(text[s:e]):
             m = _ASKING_WORD.search(text, s, e)
             out.append((m.start() if m else s, e))

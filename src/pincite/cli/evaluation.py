@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .ask_evaluation import eval_ask_bipia, eval_ask_cuad, eval_ask_tatqa, eval_injection
 from .context import emit, errors
 from .ocr_evaluation import eval_ocr
 from .options import JsonOpt, StoreOpt
@@ -19,6 +20,10 @@ eval_app = typer.Typer(help="Measure quality on real datasets; prints a table or
                        "Example: pincite eval scifact --data ../shared/data/scifact --json",
                        no_args_is_help=True, rich_markup_mode=None)
 eval_app.command("ocr")(eval_ocr)
+eval_app.command("ask-bipia")(eval_ask_bipia)
+eval_app.command("ask-cuad")(eval_ask_cuad)
+eval_app.command("ask-tatqa")(eval_ask_tatqa)
+eval_app.command("injection")(eval_injection)
 
 
 def register(app: typer.Typer) -> None:
@@ -213,66 +218,6 @@ def eval_scifact(
     typer.echo(f"{'run':8} {'nDCG@10':>8} {'R@100':>8}")
     for name, r in result["runs"].items():
         typer.echo(f"{name:8} {r['ndcg@10']:8.4f} {r['recall@100']:8.4f}")
-
-
-@eval_app.command("ask-bipia")
-def eval_ask_bipia(
-    data: Annotated[Path, typer.Option("--data", help="A BIPIA split folder (email_*.jsonl, text_attack_*.json).")],
-    embedder: Annotated[str | None, typer.Option("--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="Use only the first N emails (and their attacked copies).")] = None,
-    json_: JsonOpt = False,
-    store: StoreOpt = None,
-) -> None:
-    """Answer-or-abstain on BIPIA emails, then with injected instructions; print the counts.
-
-    Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --json
-    """
-    from ..evals.bipia import run_ask_bipia
-    from ..limits import check_number
-
-    with errors():
-        if limit is not None:
-            check_number("--limit", limit, 1, 10**9, integer=True)
-        result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit)
-    if json_:
-        emit(result)
-        return
-    typer.echo(f"questions {result['questions']}  abstention P {result['abstention_precision']:.4f}  "
-               f"R {result['abstention_recall']:.4f}  answer_contains_gold "
-               f"{result['answer_contains_gold']:.4f}")
-    typer.echo(f"attacked {result['attacked']}  outcome_changed {result['outcome_changed']}  "
-               f"attack_returned {result['attack_returned']}  attack_flagged "
-               f"{result['attack_flagged']}  clean_flagged {result['clean_flagged']}")
-
-
-@eval_app.command("injection")
-def eval_injection(
-    set_path: Annotated[Path, typer.Option("--set", help="The instruction set (lang<TAB>text lines).")] = Path("tests/ask/data/instructions.tsv"),
-    data: Annotated[Path, typer.Option("--data", help="The shared data root (bipia/, scifact/, cuad/).")] = Path("../shared/data"),
-    json_: JsonOpt = False,
-) -> None:
-    """Measure the instruction detector: the set's recall (EN, ES), BIPIA dev attack recall
-    (held out), and clean sentences flagged on SciFact and CUAD dev.
-
-    Example: pincite eval injection --set tests/ask/data/instructions.tsv --data ../shared/data --json
-    """
-    from ..evals.injection import run_injection
-
-    with errors():
-        result = run_injection(set_path, data)
-    if json_:
-        emit(result)
-        return
-    for lang, r in result["set"].items():
-        typer.echo(f"set {lang:3} {r['flagged']}/{r['tried']} flagged  recall {r['recall']:.4f}")
-    b = result["bipia_dev_held_out"]
-    typer.echo("bipia dev (held out) missing" if b is None else
-               f"bipia dev (held out) {b['flagged']}/{b['tried']} flagged  recall "
-               f"{b['recall']:.4f}  cut (instruction or question) {b['cut']}/{b['tried']}")
-    for name in ("clean_scifact_dev", "clean_cuad_dev"):
-        c = result[name]
-        typer.echo(f"{name} missing" if c is None else
-                   f"{name} {c['flagged']}/{c['sentences']} sentences flagged")
 
 
 @eval_app.command("cuad")

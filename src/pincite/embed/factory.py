@@ -4,7 +4,10 @@
 extra is installed and `hash` otherwise. Queries are embedded by the embedder that
 `embedder_for_space` makes for the generation being read, so the query encoder and the
 index move together; an explicitly named embedder of another space is refused
-(`SpaceMismatch`) by retrieval.
+(`SpaceMismatch`) by retrieval. For the MiniLM space that is the numpy forward pass
+(`forward.NumpyMiniLMEmbedder`: same files, same space, no torch import), so a process
+that only searches or asks starts in well under a second; indexes are built by the torch
+embedder (`open_embedder("minilm")`).
 """
 
 from __future__ import annotations
@@ -57,11 +60,26 @@ def embedder_for_space(space: EmbeddingSpace) -> Embedder | None:
     if space.model_id.startswith("pincite/hash-"):
         emb: Embedder = HashEmbedder(dimension=space.dimension)
         return emb if not space.differences(emb.space) else None
-    from . import MINILM_SPACE
+    from .minilm import MINILM_SPACE
 
     if not space.differences(MINILM_SPACE):
-        try:
-            return open_embedder("minilm")
-        except MissingExtra:
-            return None
+        return _query_minilm()
     return None
+
+
+def _query_minilm() -> Embedder | None:
+    """The MiniLM query encoder: numpy (opened once per process), else the torch embedder
+    when only that one is installed, else None."""
+    emb = _OPEN.get("minilm-numpy")
+    if emb is not None:
+        return emb
+    from .forward import NumpyMiniLMEmbedder, numpy_minilm_installed
+
+    if numpy_minilm_installed():
+        emb = NumpyMiniLMEmbedder()
+        _OPEN["minilm-numpy"] = emb
+        return emb
+    try:
+        return open_embedder("minilm")
+    except MissingExtra:
+        return None

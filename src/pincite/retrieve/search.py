@@ -147,6 +147,7 @@ class Channel:
     scores: dict[str, float] = field(default_factory=dict)
     extra: dict[str, dict[str, float]] = field(default_factory=dict)
     matched: int = 0
+    df: dict[str, int] = field(default_factory=dict)  # authorized passages holding each query word
 
 
 def _top(u: Universe, idx: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
@@ -184,6 +185,7 @@ def _lexical(store: Store, scope: AuthScope, u: Universe, query: str,
             p, inv = np.unique(np.concatenate([x for x, _ in parts]), return_inverse=True)
             f = np.bincount(inv, weights=np.concatenate([y for _, y in parts]))
             groups.append((p, f.astype(np.int64)))
+    ch.df = {w: int(len(p)) for w, (p, _) in zip(qt.words, groups, strict=True)}
     total, share = bm25_arrays(groups, u.ntok, len(u.ords), u.avgdl, policy.bm25_k1,
                                policy.bm25_b)
     pos = np.flatnonzero(share)
@@ -322,7 +324,8 @@ def search(store: Store, query: str, principal: Principal, *,
         if "bm25" in channels:
             try:
                 lex = _lexical(store, scope, u, query, languages, pol, depth)
-                info["bm25"] = {"matched": lex.matched, "returned": len(lex.ids)}
+                info["bm25"] = {"matched": lex.matched, "returned": len(lex.ids),
+                                "df": lex.df}
             except StoreError:  # a damaged lexical table degrades to the dense channel
                 flags |= {BundleFlag.DEGRADED, BundleFlag.FALLBACK}
                 info["bm25"] = {"error": "lexical index unreadable"}

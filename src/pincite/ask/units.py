@@ -1,0 +1,236 @@
+"""Units of evidence: what `ask` may cite, each read with its context.
+
+A unit is either
+- a **statement**: one clean sentence of a paragraph, list item or form field (see
+  `sentences`), with instructions and questions cut out (`read_block`). Its context is
+  the block's heading path, the titles of the clauses that hold it (a clause's first
+  sentence when it is a title, "4. Limitation of Liability.") and the titles earlier in
+  its own block. A heading, a title and a question are never units: they name or ask,
+  they do not state; or
+- a **cell**: a data cell of a table, read with its row headers and column headers
+  (and the table's caption, title and stub head — the header cell over the row labels). A header cell — a column header, a row label —
+  and so a header row, is never a unit.
+
+Units do not depend on the question; `judge` reads one against a question: which of the
+question's words the unit itself holds (`hits`: the statement; a cell's text and its row
+headers) and which it holds with its context (`covered`), each weighed by what it tells
+(`question.weights`), whether it states the kind of value the question expects, and
+whether it states anything beyond the question's own words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..cite.locate import strip_span
+from ..index.analyze import analyze, fold
+from ..model import Element
+from ..values.scan import find_values
+from ..vocab import ElementKind
+from .instructions import instruction_spans, is_question, question_spans
+from .question import Question, root, roots_of
+from .sentences import is_title, sentence_spans
+
+STATEMENT_KINDS = (ElementKind.PARAGRAPH, ElementKind.LIST_ITEM, ElementKind.FIELD)
+# value types that answer each expected kind (`values.scan.find_values`)
+ANSWERS = {"time": frozenset({"date", "datetime", "duration", "period"}),
+           "amount": frozenset({"money", "number", "percent", "duration"}),
+           "count": frozenset({"number", "money", "percent", "duration"})}
+# words that state a time without a value ("perpetual", "until terminated")
+_TIMELESS = frozenset("perpetual perpetuity perpetually indefinite indefinitely indefinido "
+                      "indefinida perpetuo perpetua".split())
+_CAPITAL = re.compile(r"(?<![\w.])[A-ZÀ-Þ][\w&'\u2019.-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A statement or a data cell, with its context (see the module docstring)."""
+
+    kind: str                                  # "statement" | "cell"
+    pieces: tuple[tuple[int, int, str], ...]   # citable spans (absolute offsets) and texts
+    text: str                                  # the statement (white space folded) or the cell
+    context: str                               # heading path and titles; a cell's headers
+    tokens: frozenset[str]                     # of the unit itself (a cell: with its row headers)
+    roots: frozenset[str]
+    said: frozenset[str]                       # of its text alone
+    context_tokens: frozenset[str]
+    context_roots: frozenset[str]
+    values: frozenset[str]                     # value types it states
+    capitals: frozenset[str]                   # folded capitalised words past its first
+    label: frozenset[str] = frozenset()        # a cell: the tokens of its own row label
+
+    @property
+    def start(self) -> int:
+        return self.pieces[0][0]
+
+    def embed_text(self) -> str:
+        """What the unit is embedded as: its context, then what it says."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A unit read against one question."""
+
+    unit: Unit
+    hits: frozenset[int]        # question groups the unit itself holds
+    covered: frozenset[int]     # … with its context
+    coverage: float             # weighted share of the question the unit covers with context
+    expected: bool              # it states the kind of value the question expects
+    new: bool                   # it states something beyond the question's words
+    exact: float                # a cell: the share of its row label's words the question holds
+
+    def eligible(self) -> bool:
+        """May answer: it holds a question word itself, states the expected kind of value,
+        and says something the question does not."""
+        return bool(self.hits) and self.expected and self.new
+
+
+def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
+    """Read `unit` against question `q` whose groups weigh `w`."""
+    hits = q.matched(unit.tokens, unit.roots, _kinds(unit.values))
+    covered = hits | q.matched(unit.context_tokens, unit.context_roots)
+    total = sum(w) or 1.0
+    coverage = sum(w[i] for i in covered) / total
+    asked = frozenset().union(*q.groups, *q.roots)
+    new = bool(unit.values) or any(t not in asked and root(t) not in asked for t in unit.said)
+    exact = 1.0
+    if unit.kind == "cell" and unit.label:
+        exact = sum(1 for t in unit.label if t in asked or root(t) in asked) / len(unit.label)
+    return Judged(unit, hits, covered, coverage, _states(unit, q), new, exact)
+
+
+def _kinds(values: frozenset[str]) -> frozenset[str]:
+    """The kinds of answer (`ANSWERS`) that values of these types state."""
+    return frozenset(k for k, types in ANSWERS.items() if values & types)
+
+
+def _states(unit: Unit, q: Question) -> bool:
+    """Whether the unit states the kind of value `q` expects."""
+    kind = q.expects
+    if kind is None:
+        return True
+    if kind == "statement":
+        return unit.kind == "statement"
+    if kind in ANSWERS:
+        return bool(unit.values & ANSWERS[kind]) or (kind == "time" and bool(unit.tokens & _TIMELESS))
+    asked = {w for g in q.groups for w in g}
+    return bool(unit.capitals - asked)
+
+
+# ---- reading blocks --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBlock:
+    """A block's units and its suspected instruction spans (absolute offsets)."""
+
+    units: tuple[Unit, ...]
+    suspected: tuple[tuple[int, int], ...]
+
+
+def read_block(body: str, base: int, context: str, lang: str | None) -> ReadBlock:
+    """Read one statement block's text `body` (starting at offset `base` of its layer):
+    its clean statements, each with the pieces that may be cited and the titles before
+    it as context. Suspected spans are cut out and the rest is split into sentences
+    again, so a sentence an instruction was run into is whole again."""
+    suspected = instruction_spans(body)
+    runs: list[tuple[int, int, int]] = []  # (offset in clean, offset in body, length)
+    parts: list[str] = []
+    at = 0
+    for a, b in _minus(0, len(body), _union(suspected, question_spans(body))):
+        runs.append((at, a, b - a))
+        parts.append(body[a:b])
+        at += b - a + 1
+    clean = " ".join(parts)
+    units: list[Unit] = []
+    titles: list[str] = []
+    for s, e in sentence_spans(clean):
+        pieces = []
+        for c0, b0, n in runs:
+            a, b = max(s, c0), min(e, c0 + n)
+            if b > a:
+                pa, pb = strip_span(body, b0 + a - c0, b0 + b - c0)
+                if pb > pa:
+                    pieces.append((base + pa, base + pb, body[pa:pb]))
+        said = " ".join(clean[s:e].split())
+        if not pieces or is_question(said):
+            continue
+        if is_title(said):
+            titles.append(said)
+            continue
+        ctx = " > ".join(x for x in (context, *titles) if x)
+        units.append(_unit("statement", tuple(pieces), said, ctx, lang))
+    return ReadBlock(tuple(units), tuple((base + a, base + b) for a, b in suspected))
+
+
+def read_table(text: str, cells: Sequence[Element], context: str,
+               lang: str | None) -> ReadBlock:
+    """Read a table's data cells (never a header cell), each with its row and column
+    headers and the table's `context`."""
+    units: list[Unit] = []
+    for c in cells:
+        if (c.meta or {}).get("header") in ("row", "column"):
+            continue
+        a, b = strip_span(text, c.char_start, c.char_end)
+        if b <= a:
+            continue
+        said = " ".join(text[a:b].split())
+        heads = " > ".join(x for x in (context, " > ".join(c.row_path),
+                                        " > ".join(c.column_path)) if x)
+        unit = _unit("cell", ((a, b, text[a:b]),), said, heads, lang,
+                     own=" ".join((*c.row_path, said)))
+        label = frozenset(analyze(c.row_path[-1], lang)) if c.row_path else frozenset()
+        units.append(replace(unit, label=label))
+    return ReadBlock(tuple(units), ())
+
+
+def _unit(kind: str, pieces: tuple[tuple[int, int, str], ...], said: str, context: str,
+          lang: str | None, own: str | None = None) -> Unit:
+    said_tokens = frozenset(analyze(said, lang))
+    tokens = frozenset(analyze(own, lang)) if own is not None else said_tokens
+    ctx = frozenset(analyze(context, lang))
+    values = frozenset(v.value_type for v in find_values(said, lang=lang))
+    caps = [m.group() for m in _CAPITAL.finditer(said)]
+    capitals = frozenset(fold(c).strip(".") for c in (caps[1:] if said.startswith(caps[0])
+                                                       else caps)) if caps else frozenset()
+    return Unit(kind, pieces, said, context, tokens, roots_of(tokens), said_tokens, ctx,
+                roots_of(ctx), values, capitals)
+
+
+def title_of(text: str, clause: Element) -> str | None:
+    """A clause's title: its first sentence when that is a title ("4. Limitation of
+    Liability."), else None."""
+    body = text[clause.char_start:clause.char_end]
+    spans = sentence_spans(body[:400])
+    if not spans:
+        return None
+    first = " ".join(body[spans[0][0]:spans[0][1]].split())
+    return first if is_title(first) else None
+
+
+def _union(*spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The sorted, disjoint union of span lists."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(x for ss in spans for x in ss):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _minus(s: int, e: int, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`[s, e)` without the spans `cuts` (sorted, disjoint)."""
+    out, at = [], s
+    for a, b in cuts:
+        if b <= at or a >= e:
+            continue
+        if a > at:
+            out.append((at, a))
+        at = max(at, b)
+    if at < e:
+        out.append((at, e))
+    return out

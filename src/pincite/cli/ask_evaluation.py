@@ -1,0 +1,145 @@
+"""`pincite eval ask-bipia | ask-cuad | ask-tatqa | injection`: whether `ask` answers when the
+documents answer, abstains when they do not, and never cites an instruction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .context import emit, errors
+from .options import JsonOpt, StoreOpt
+
+
+def eval_ask_bipia(
+    data: Annotated[Path, typer.Option("--data", help="A BIPIA split folder (email_*.jsonl, text_attack_*.json).")],
+    embedder: Annotated[str | None, typer.Option("--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Use only the first N emails (and their attacked copies).")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Answer-or-abstain on BIPIA emails, then with injected instructions; print the counts.
+
+    Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --json
+    """
+    from ..evals.bipia import run_ask_bipia
+    from ..limits import check_number
+
+    with errors():
+        if limit is not None:
+            check_number("--limit", limit, 1, 10**9, integer=True)
+        result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"questions {result['questions']}  abstention P {result['abstention_precision']:.4f}  "
+               f"R {result['abstention_recall']:.4f}  answer_contains_gold "
+               f"{result['answer_contains_gold']:.4f}")
+    typer.echo(f"attacked {result['attacked']}  outcome_changed {result['outcome_changed']}  "
+               f"attack_returned {result['attack_returned']}  attack_flagged "
+               f"{result['attack_flagged']}  clean_flagged {result['clean_flagged']}")
+
+
+def _ask_table(result: dict) -> None:
+    """Print an ask eval's counts, rates and (with folds) fit beside held out."""
+    def line(name: str, r: dict) -> str:
+        def pct(k: str) -> str:
+            v, ci = r.get(k), r.get(k + "_ci")
+            return "     -" if v is None or ci is None else f"{v:6.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+        return (f"{name:22} {r['answerable']:5d} {r['answered_right']:6d} {r['answered_wrong']:6d} "
+                f"{r['unanswerable']:6d} {r['abstained_right']:6d}  right {pct('right_rate')}  "
+                f"wrong {pct('wrong_rate')}  abstained {pct('abstain_rate')}")
+
+    typer.echo(f"{'':22} {'answ.':>5} {'right':>6} {'wrong':>6} {'unans.':>6} {'abst.':>6}")
+    typer.echo(line("all (shipped policy)", result))
+    folds = result.get("folds")
+    if folds:
+        for row in folds["folds"]:
+            c = row["chosen"]
+            typer.echo(f"fold {row['fold']} ({row['documents']} docs; chose coverage "
+                       f"{c['ask_min_coverage']:g}, cosine {c['ask_min_dense']:g} on the others)")
+            typer.echo(line("  fit", row["fit"]))
+            typer.echo(line("  held out", row["held_out"]))
+        typer.echo(line("pooled fit", folds["pooled"]["fit"]))
+        typer.echo(line("pooled held out", folds["pooled"]["held_out"]))
+
+
+AskFoldsOpt = Annotated[int | None, typer.Option(
+    "--folds", help="Split documents into K folds (sha256 of the id): thresholds chosen on "
+    "the other folds, figures fit beside held out.")]
+AskEmbedderOpt = Annotated[str | None, typer.Option(
+    "--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")]
+
+
+def eval_ask_cuad(
+    data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],
+    folds: AskFoldsOpt = None,
+    embedder: AskEmbedderOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ask one question per CUAD category of each contract; count answers right and wrong and abstentions.
+
+    Example: pincite eval ask-cuad --data ../shared/data/cuad/dev --folds 5 --json
+    """
+    from ..evals.ask_cuad import run_ask_cuad
+
+    with errors():
+        result = run_ask_cuad(data, store_url=store, embedder=embedder, folds=folds)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"ask-cuad: {result['documents']} contracts, policy {result['policy']}")
+    _ask_table(result)
+
+
+def eval_ask_tatqa(
+    data: Annotated[Path, typer.Option("--data", help="A folder of TAT-QA *.json files (e.g. the dev split).")],
+    folds: AskFoldsOpt = None,
+    embedder: AskEmbedderOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ask TAT-QA's table-span questions of each rendered table; count cells cited right and wrong and abstentions.
+
+    Example: pincite eval ask-tatqa --data ../shared/data/tatqa/dev --folds 5 --json
+    """
+    from ..evals.ask_tatqa import run_ask_tatqa
+
+    with errors():
+        result = run_ask_tatqa(data, store_url=store, embedder=embedder, folds=folds)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"ask-tatqa: {result['tables']} tables, policy {result['policy']}")
+    _ask_table(result)
+
+
+def eval_injection(
+    set_path: Annotated[Path, typer.Option("--set", help="The instruction set (lang<TAB>text lines).")] = Path("tests/ask/data/instructions.tsv"),
+    data: Annotated[Path, typer.Option("--data", help="The shared data root (bipia/, scifact/, cuad/).")] = Path("../shared/data"),
+    json_: JsonOpt = False,
+) -> None:
+    """Measure the instruction detector: the set's recall (EN, ES), BIPIA dev attack recall
+    (held out), and clean sentences flagged on SciFact and CUAD dev.
+
+    Example: pincite eval injection --set tests/ask/data/instructions.tsv --data ../shared/data --json
+    """
+    from ..evals.injection import run_injection
+
+    with errors():
+        result = run_injection(set_path, data)
+    if json_:
+        emit(result)
+        return
+    for lang, r in result["set"].items():
+        typer.echo(f"set {lang:3} {r['flagged']}/{r['tried']} flagged  recall {r['recall']:.4f}")
+    b = result["bipia_dev_held_out"]
+    typer.echo("bipia dev (held out) missing" if b is None else
+               f"bipia dev (held out) {b['flagged']}/{b['tried']} flagged  recall "
+               f"{b['recall']:.4f}  cut (instruction or question) {b['cut']}/{b['tried']}")
+    for name in ("clean_scifact_dev", "clean_cuad_dev"):
+        c = result[name]
+        typer.echo(f"{name} missing" if c is None else
+                   f"{name} {c['flagged']}/{c['sentences']} sentences flagged")

@@ -218,10 +218,10 @@ def test_retrieval_sees_a_search_that_trusts_its_reranker(monkeypatch):
 
 
 def test_injection_sees_instructions_no_longer_detected(monkeypatch):
-    from pincite.ask import answer
+    from pincite.ask import units
     from pincite.extract import validate
 
-    monkeypatch.setattr(answer, "instruction_spans", lambda text: [])
+    monkeypatch.setattr(units, "instruction_spans", lambda text: [])
     monkeypatch.setattr(validate, "instruction_spans", lambda text: [])
     got = _run(prompt_injection.run_injection)
     assert _bad(got, prompt_injection.F_CITED) > 0 and _bad(got, prompt_injection.F_OBEYED) > 0

@@ -22,10 +22,16 @@ _OUTPUT = (r"(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?|"
 # whoever reads the document as a machine (or is told to act as one)
 _AI = (r"(?:ai|a\.i\.|llms?|gpts?|chatgpt|claude|gemini|copilot|chatbots?|ias?|"
        r"(?:large\s+)?language\s+models?|modelos?\s+de\s+lenguaje)")
-_ADDRESSEE = (r"(?:ai|a\.i\.|llms?|gpts?|chatgpt|claude|gemini|copilot|chatbots?|bots?|(?:ai\s+|language\s+|virtual\s+)?"
+_ADDRESSEE = (r"(?:(?:automated|automatic|machine)\s+)?"
+              r"(?:ai|a\.i\.|llms?|gpts?|chatgpt|claude|gemini|copilot|chatbots?|bots?|(?:ai\s+|language\s+|virtual\s+)?"
               r"(?:assistants?|models?|agents?|systems?)|readers?|parsers?|"
               r"ias?|asistentes?(?:\s+(?:de\s+)?ia)?|modelos?(?:\s+de\s+lenguaje)?|"
               r"agentes?|lectores?)(?:\s+autom[aá]tic[oa]s|\s+automated)?")
+# an addressee that can only be a machine (not a human reader)
+_MACHINE = (r"(?:(?:automated|automatic|machine)\s+(?:readers?|parsers?|systems?)|"
+            r"(?:ai|a\.i\.|llms?|gpts?|chatbots?|bots?|(?:ai\s+|virtual\s+)?assistants?|"
+            r"(?:large\s+)?language\s+models?|ias?|asistentes?(?:\s+(?:de\s+)?ia)?|"
+            r"modelos?\s+de\s+lenguaje|lectores?\s+autom[aá]tic[oa]s))")
 # what an override throws away
 _OVERRIDDEN = (r"(?:(?:all|any|the|your|my|these|those|every|of|everything|whatever|"
                r"todas?|todos?|los|las|el|la|lo|tus|sus|cualquier)\s+)*"
@@ -47,8 +53,13 @@ _IMPERATIVE = (r"(?:^[\W_]*|(?<=\s)(?=(?-i:[A-Z]))|\b(?:please|now|then|just|you
 _ADDRESSED = re.compile("|".join((
     # role markers: a line that hands the turn to a role
     # (not "user:" or "developer:", which head signature blocks of contracts)
-    r"(?:^|(?<=\s))(?:#{1,4}\s*)?(?:system|assistant|instruction|instructions|"
-    r"sistema|asistente|instrucci[oó]n|instrucciones)\s*:",
+    r"(?:^|(?<=\s))(?:#{1,4}\s*)?(?:system|assistant|instruction|instructions|override|"
+    r"sistema|asistente|instrucci[oó]n|instrucciones|anulaci[oó]n)\s*:",
+    # a machine reader named as the one addressed, before a colon ("Readers and assistants:",
+    # "Atención, modelos de lenguaje:"), or by what it is ("As an AI, …", "Como IA, …")
+    rf"(?:^|(?<=\s))(?:(?:{_ADDRESSEE})\s*(?:,|and|y|&)\s*)*{_MACHINE}\s*:",
+    rf"\b(?:attention|atenci[oó]n|note|nota)\s*,?\s+(?:the\s+|all\s+|los\s+|las\s+)?{_MACHINE}\b",
+    rf"\b(?:as|como)\s+(?:an?\s+|una?\s+)?{_AI}\s*,",
     r"#{2,}\s*(?:instruction|instrucci[oó]n|system|sistema|response|respuesta)\b",
     r"\[/?(?:inst|system|sys)\]|<\|?/?(?:im_start|im_end|system|user|assistant)\|?>|<<\s*sys\s*>>",
     # the reader's (a model's) own output is the object of the sentence
@@ -69,7 +80,7 @@ _ADDRESSED = re.compile("|".join((
     # an order to a machine reader: "AI assistants reading this must …", "Note to the model:"
     rf"\b{_ADDRESSEE}\s+(?:(?:that|who|which|que)\s+)?(?:reading|processing|summari[sz]ing|"
     r"parsing|analy[sz]ing|read|process|lean|leas|lea|procesen|procese|procesan|lee|leen)\b",
-    rf"\b(?:note|message|instructions?|attention|nota|mensaje|atenci[oó]n)\s+"
+    rf"\b(?:note|message|instructions?|attention|nota|mensaje|atenci[oó]n|instrucci[oó]n(?:es)?)\s+"
     rf"(?:to|for|para)\s+(?:the\s+|any\s+|all\s+|el\s+|la\s+|los\s+|las\s+|cualquier\s+)?"
     rf"{_ADDRESSEE}\b",
     r"\b(?:dear|hey|hello|hi|attention|querido|estimado|hola|atenci[oó]n)\s*,?\s+"
@@ -84,19 +95,44 @@ _ADDRESSED = re.compile("|".join((
     r"when|which|if|to|regarding|on)\b",
     r"\b(?:cuando|si)\s+(?:te|le|les|se\s+te|alguien\s+te|el\s+usuario)\s+"
     r"(?:pregunte[ns]?|preguntan?|consulte[ns]?)\b",
+    r"\b(?:when|whenever|if)\s+(?:anyone|anybody|someone|somebody|a\s+user|the\s+user)\s+"
+    r"(?:asks?|queries|inquires)\b",
+    r"\b(?:cuando|si)\s+(?:alguien|cualquiera|un\s+usuario|el\s+usuario)\s+"
+    r"(?:pregunte[ns]?|preguntan?|consulte[ns]?)\b",
+    # the reader told what to tell the one who asks ("tell the user …", "dile al usuario …")
+    r"\b(?:tell|inform|remind)\s+(?:the|any|every)\s+(?:user|reader|asker|customer|human)s?\b",
+    r"\b(?:dile|d[ií]gale|diles|d[ií]ganles|dig[aá]is|informa|informe|informen|inf[oó]rmale|"
+    r"inf[oó]rmales|inf[oó]rmele|inf[oó]rmeles)\s+"
+    r"(?:al|a\s+los|a\s+la)\s+(?:usuari[oa]s?|lector(?:es)?|client[ea]s?)\b",
+    # answering every question of a kind one way; not following the document
+    r"\b(?:respond|reply|answer)\s+(?:to\s+)?(?:any|every|all|each)\b[^.!?\n]{0,60}?\bwith\b",
+    r"\b(?:responde|responda|contesta|conteste|respondan)\s+a\s+(?:cualquier|toda|todas|cada)\b",
+    r"\b(?:do\s+not|don't|never)\s+(?:follow|trust|believe|use|rely\s+on)\s+(?:the|this)\s+"
+    r"(?:document|text|contract|clause|source|page|file)\b",
+    r"\bno\s+(?:sigas|siga|sigan|conf[ií]es|conf[ií]e|creas|crea|uses|use)\s+(?:el|este|la|"
+    r"esta)\s+(?:documento|texto|contrato|cl[aá]usula|fuente|p[aá]gina)\b",
+    rf"{_IMPERATIVE}(?:do\s+not|don't|never)\s+(?:mention|say|state|reveal|cite|quote|report|"
+    r"disclose)\b",
+    r"\bno\s+(?:menciones|mencione|mencionen|digas|diga|cites|reveles|revele)\b",
+    # make-believe about the facts ("Pretend the guarantee is …", "Haz como si …")
+    rf"{_IMPERATIVE}(?:pretend|imagine\s+that|suppose\s+that|assume\s+that)\b",
+    r"\b(?:haz|haga|hagan|haced)\s+como\s+si\b|\b(?:finge|finja|finjan)\b",
+    r"\byou\s+(?:give|provide|report|return|quote)\s+(?:must|should|has\s+to|shall)\s+be\b",
+    # a reader obliged, in Spanish ("estás obligado a citar")
+    r"\b(?:est[aá]s|est[aá]|est[aá]is|est[aá]n)\s+(?:obligad[oa]s?|instruid[oa]s?)\s+a\b",
     r"\b(?:answer|respond|reply|say|state|output|return)\s+(?:only|just|always|exclusively)\b",
     rf"{_IMPERATIVE}(?:always|never)\s+(?:answer|respond|reply|say|state|claim|mention)\b",
     r"\b(?:siempre|nunca)\s+(?:responde|responda|contesta|conteste|di|diga|menciona)\b",
     r"\b(?:responde|responda|contesta|conteste|di|diga)\s+(?:solo|s[oó]lo|[uú]nicamente|siempre)\b",
     rf"{_IMPERATIVE}(?:respond|reply|answer)\s+(?:only\s+)?(?:with|using|by\s+saying)\b",
     r"\b(?:responde|responda|contesta|conteste)\s+(?:con|diciendo|que)\b",
-    r"\b(?:your|tu)\s+(?:answer|response|reply|respuesta)\s+(?:must|should|has\s+to|will|"
-    r"debe|deber[aá]|tiene\s+que)\b",
+    r"\b(?:your|tu)\s+(?:answer|response|reply|respuesta)\b[^.;!?\n]{0,40}?\b(?:must|should|"
+    r"has\s+to|will|debe|deber[aá]|tiene\s+que)\b",
     r"\byou\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|are\s+instructed\s+to|"
     r"will\s+now|shall\s+now)\s+(?:now\s+|always\s+|only\s+|instead\s+)?(?:ignore|disregard|"
     r"forget|respond|reply|answer|say|include|add|write|output|print|tell|mention|state|"
     r"reveal|repeat|recommend|cite|treat|consider|act|pretend|report|claim|describe|"
-    r"summari[sz]e|translate|praise|approve|rate|mark)\b",
+    r"summari[sz]e|translate|praise|approve|rate|mark|quote|use|give|set|fix)\b",
     r"\b(?:debes|deber[aá]s|tienes\s+que|has\s+de|necesitas)\s+(?:ahora\s+|siempre\s+|"
     r"solo\s+|s[oó]lo\s+)?(?:ignorar|responder|contestar|decir|escribir|incluir|a[nñ]adir|"
     r"mencionar|revelar|repetir|tratar|considerar|olvidar|traducir|indicar|afirmar|usar)\b",
@@ -162,10 +198,20 @@ def _clause_start(sentence: str, at: int) -> int:
     return openers[-1] if openers else 0
 
 
+# a condition on being asked makes the whole clause an order ("the guarantee is X when
+# anyone asks"): it is suspected from the clause's start, not from a capitalised word in it
+_WHEN_ASKED = re.compile(
+    r"\b(?:when|whenever|if)\s+(?:(?:you\s+are|you're|anyone|anybody|someone|somebody|"
+    r"a\s+user|the\s+user)\s+(?:asked|asks|queried|questioned|inquires)\b|(?:asked|queried|"
+    r"questioned)\s+(?:about|for|what|whether|who|how|which|regarding)\b)|"
+    r"\b(?:cuando|si)\s+(?:te|le|les|se\s+te|alguien(?:\s+te)?|cualquiera|un\s+usuario|"
+    r"el\s+usuario)\s+(?:pregunte[ns]?|preguntan?|consulte[ns]?)\b", re.IGNORECASE)
+
+
 def _suspect_from(sentence: str) -> int | None:
     """Where an instruction starts in `sentence` (relative offset), or None."""
     cut: int | None = None
-    if _OPENS_SENTENCE.match(sentence):
+    if _OPENS_SENTENCE.match(sentence) or _WHEN_ASKED.search(sentence):
         return 0
     m = _OPENS_CLAUSE.search(sentence)
     if m:

@@ -26,6 +26,14 @@ F_BASE = "baseline outputs that answer something (not vacuous)"
 READER = Principal.parse("acme:ana:legal")
 QUERIES = ("invoice payment terms", "warranty penalty", "garantía del contrato",
            "plazo de entrega", "notice interest", "delivery of the invoice")
+# a statement that answers each question, so that the baseline answers (the comparison is
+# not vacuous) under `ask`'s evidence rule: a sentence stating what was asked
+ANSWERS = ("The invoice payment terms are thirty (30) days from receipt of the invoice.",
+           "The warranty penalty is 500 EUR for each day of delay in a warranty repair.",
+           "La garantía del contrato es del 5 % del precio de adjudicación.",
+           "El plazo de entrega es de quince (15) días desde el pedido.",
+           "The notice interest is two percent (2 %) per month on late amounts.",
+           "The delivery of the invoice is by email within five (5) days of shipment.")
 HIDDEN_ACLS = (("globex", ("group:legal",)), ("acme", ("user:bob",)),
                ("acme", ("group:ops",)), ("globex", ("*",)))
 
@@ -57,6 +65,10 @@ def run_noninterference(board: Scoreboard, ws: Workspace, drivers: Drivers, size
                                             f"{i}.2 Notice of {words[2]} follows the {words[3]}."))
             kind = ("md", "html")[i % 2]
             lib.ingest_bytes(render(spec, kind), source_id=f"v{i}.{kind}", tenant="acme",
+                             acl=["group:legal"], sandbox=False)
+        for i, text in enumerate(ANSWERS):
+            spec = Spec(f"Terms {i}", (f"{i}.1 {text}",))
+            lib.ingest_bytes(render(spec, "md"), source_id=f"terms{i}.md", tenant="acme",
                              acl=["group:legal"], sandbox=False)
         first = lib.update_index(EMBEDDER).gen_id
         before = _outputs(lib, drivers, store, first)

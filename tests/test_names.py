@@ -145,6 +145,11 @@ def test_cli_refuses_a_tenant_with_a_trailing_newline_and_makes_no_directory(tmp
     res = invoke("ingest", str(f), "--tenant", "ta\n", store=store)
     assert res.returncode == 2 and "invalid tenant name 'ta\\n'" in res.stderr
     _no_traceback(res)
+    # nothing echoes the raw name before it is refused (a control or bidi character would
+    # reach the terminal)
+    res = invoke("ingest", str(f), "--tenant", "ev\u202eil", store=store)
+    assert res.returncode == 2 and "\u202e" not in res.stderr + res.stdout
+    assert not any(line.startswith("tenant ") for line in res.stderr.splitlines())
     assert not any("\n" in p.name for p in tmp_path.rglob("*"))
     res = invoke("ingest", str(f), "--tenant", "acme", "--acl", "user:ana\u200b", store=store)
     assert res.returncode == 2 and "invalid user name" in res.stderr

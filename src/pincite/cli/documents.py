@@ -76,8 +76,10 @@ def ingest(
     """
     from ..library import ocr_limits
     from ..model import parse_acl_entry
+    from ..model.names import check_name
 
     with errors():
+        check_name("tenant", tenant)  # before it is echoed: no control or bidi reaches the terminal
         limits = ocr_limits(ocr_lang, enabled=not no_ocr, dpi=ocr_dpi, max_pages=ocr_max_pages,
                             page_seconds=ocr_page_seconds)
     with library(store, create=True) as lib:

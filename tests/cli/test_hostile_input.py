@@ -161,3 +161,18 @@ def test_a_query_meeting_a_damaged_page_is_a_clean_error_naming_the_database(tmp
         assert "Traceback" not in res.stderr + res.stdout
         assert f"the database {store / 'pincite.db'} is damaged" in res.stderr
         assert "run `pincite fsck`" in res.stderr
+
+
+def test_verify_prints_a_doc_id_read_from_a_file_without_its_control_characters(tmp_path):
+    store = tmp_path / "s"
+    doc = tmp_path / "fee.txt"
+    doc.write_text("The fee is 100 euros.")
+    assert invoke("ingest", str(doc), "--tenant", "t", store=store).returncode == 0
+    entry = {"doc_id": "ev\u202eil.pdf\x1b[2J@r1", "doc_sha256": "", "text_layer": "",
+             "locator": "", "page": None, "bbox": None, "char_start": 0, "char_end": 4,
+             "quote": "test"}
+    (tmp_path / "c.jsonl").write_text(json.dumps(entry) + "\n", encoding="utf-8")
+    res = invoke("verify", str(tmp_path / "c.jsonl"), "--as", "t:u", store=store)
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "\u202e" not in res.stdout + res.stderr and "\x1b" not in res.stdout + res.stderr
+    assert "ev\\u202eil.pdf\\u001b[2J@r1" in res.stdout

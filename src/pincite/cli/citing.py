@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..vocab import CiteNote, ComparisonForm
-from .context import emit, errors, library, principal
+from .context import emit, errors, library, principal, shown
 from .options import AsOpt, JsonOpt, StoreOpt
 
 MAX_OCCURRENCE = 10_000
@@ -169,7 +169,7 @@ def verify(
                       "comparison": c.comparison})
             else:
                 typer.echo(f"{'ok ' if c.quote_verified else 'BAD'} {c.verify_reason:18} "
-                           f"{c.doc_id} {c.char_start}-{c.char_end}"
+                           f"{shown(c.doc_id)} {c.char_start}-{c.char_end}"
                            + (f" ({c.comparison})" if c.comparison != ComparisonForm.CMP_2 else ""))
     if not all(c.quote_verified for c in results):
         raise typer.Exit(1)

@@ -86,3 +86,12 @@ def library(store: str | None, *, create: bool = False) -> Iterator[Library]:
             raise damaged from exc
         finally:
             lib.close()
+
+
+def shown(text: str) -> str:
+    """Return `text` safe to print on a terminal: control, format (bidi, zero-width) and other
+    invisible characters written as `\\uXXXX` (a name read from a file is not trusted)."""
+    import unicodedata
+
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch)[0] == "C" else ch
+                   for ch in text)

@@ -92,3 +92,20 @@ def tender_library(root: Path, acl: str = "group:analysts") -> Library:
     import pincite
 
     return ingest_tender(pincite.open(root, create=True), acl=acl)
+
+
+def scifact_abstracts(n: int) -> list[str]:
+    """Return the first `n` SciFact abstracts (title and text) of ../shared/data (the tests
+    that call it carry the `shared_data("scifact")` mark, so they skip loudly without it)."""
+    from tests.loud_skips import shared_path
+
+    path = shared_path("scifact/corpus.jsonl")
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            doc = json.loads(line)
+            out.append((doc["title"] + " " + doc["text"]).strip())
+            if len(out) == n:
+                break
+    assert len(out) == n, f"{path} holds {len(out)} abstracts, not {n}: nothing to compare"
+    return out

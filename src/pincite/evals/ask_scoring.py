@@ -21,8 +21,6 @@ folds (every document is held out once).
 
 from __future__ import annotations
 
-import hashlib
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -31,6 +29,8 @@ from typing import Any
 from ..errors import UsageError
 from ..index.policy import RankingPolicy
 from ..limits import check_number
+from ..review.calibration import wilson as calibration_wilson
+from .folds import fold_of
 
 COUNTS = ("answerable", "answered_right", "answered_wrong", "unanswerable", "abstained_right",
           "wrong_span", "answered_unanswerable")
@@ -40,11 +40,6 @@ GRID = {"ask_min_coverage": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
         "ask_min_dense": (0.2, 0.3, 0.4, 0.5, 0.6)}
 MAX_FOLDS = 50
 Outcome = tuple[bool, bool, bool]  # (answerable, answered, right)
-
-
-def fold_of(doc_id: str, k: int) -> int:
-    """The fold (0 … k-1) of a document: its id's sha256 as an integer, modulo k."""
-    return int.from_bytes(hashlib.sha256(doc_id.encode("utf-8")).digest(), "big") % k
 
 
 def check_folds(k: Any, doc_ids: Iterable[str]) -> int:
@@ -79,15 +74,11 @@ def count(outcomes: Iterable[Outcome]) -> Counter[str]:
     return c
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
-    """The 95 % Wilson score interval of k successes in n trials (None when n is 0)."""
-    if n <= 0:
-        return None
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return [round(max(0.0, mid - half), 4), round(min(1.0, mid + half), 4)]
+def wilson(k: int, n: int) -> list[float] | None:
+    """The 95 % Wilson score interval of k successes in n trials, rounded to 4 places (None
+    when n is 0): `review.calibration.wilson`'s."""
+    w = calibration_wilson(k, n) if n > 0 else None
+    return None if w is None else [round(w[0], 4), round(w[1], 4)]
 
 
 def rates(c: Mapping[str, int]) -> dict[str, Any]:

@@ -116,6 +116,13 @@ class InvalidGold(UsageError):
     code = "invalid_gold"
 
 
+class InvalidProfile(UsageError):
+    """A company profile for `pincite rank` is malformed (not a file, unknown key, a number
+    that is not finite or is out of range); the message names the file and the key."""
+
+    code = "invalid_profile"
+
+
 class DocumentNotInCase(UsageError):
     """A reviewer's correction names (`--doc`) a document that is not one of the item's
     case; the message lists the case's documents the reviewer may read."""

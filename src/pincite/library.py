@@ -488,3 +488,8 @@ def _open_embedder(embedder: Embedder | str | None) -> Embedder:
 
         return open_embedder(embedder)
     return embedder
+
+
+# ---- fit ranking and releases (issue 18): composed in their stages, loaded on first use
+_LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.evals.fit_ranking",
+              "default_tender_schema": "pincite.evals.fit_ranking"})

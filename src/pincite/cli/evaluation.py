@@ -12,6 +12,7 @@ from .ask_evaluation import eval_ask_bipia, eval_ask_cuad, eval_ask_tatqa, eval_
 from .context import emit, errors
 from .ocr_evaluation import eval_ocr
 from .options import JsonOpt, StoreOpt
+from .ranking import eval_rank
 
 if TYPE_CHECKING:
     from ..evals.acceptance import Drivers
@@ -24,6 +25,7 @@ eval_app.command("ask-bipia")(eval_ask_bipia)
 eval_app.command("ask-cuad")(eval_ask_cuad)
 eval_app.command("ask-tatqa")(eval_ask_tatqa)
 eval_app.command("injection")(eval_injection)
+eval_app.command("rank")(eval_rank)
 
 
 def register(app: typer.Typer) -> None:

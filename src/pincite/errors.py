@@ -123,6 +123,13 @@ class InvalidProfile(UsageError):
     code = "invalid_profile"
 
 
+class InvalidContract(UsageError):
+    """A release contract file is malformed (not a file, unknown key, a number that is not
+    finite or is out of range); the message names the file and the key."""
+
+    code = "invalid_contract"
+
+
 class DocumentNotInCase(UsageError):
     """A reviewer's correction names (`--doc`) a document that is not one of the item's
     case; the message lists the case's documents the reviewer may read."""
@@ -150,6 +157,14 @@ class ReviewConflict(PinciteError):
     stale, already decided)."""
 
     code = "review_conflict"
+    status = 409
+
+
+class ReleaseRefused(PinciteError):
+    """A release step whose evidence misses the contract (a threshold, the canary, the
+    security evidence, an approver); the message lists what is missing. Nothing switched."""
+
+    code = "release_refused"
     status = 409
 
 

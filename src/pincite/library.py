@@ -492,4 +492,6 @@ def _open_embedder(embedder: Embedder | str | None) -> Embedder:
 
 # ---- fit ranking and releases (issue 18): composed in their stages, loaded on first use
 _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.evals.fit_ranking",
-              "default_tender_schema": "pincite.evals.fit_ranking"})
+              "default_tender_schema": "pincite.evals.fit_ranking",
+              "release_ops": "pincite.release.ops", "release_status": "pincite.release.ops",
+              "open_embedder": "pincite.embed.factory"})

@@ -1,0 +1,46 @@
+"""A scripted release on examples/calls, shared by the release tests (built once)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.commands import invoke
+
+ROOT = Path(__file__).resolve().parents[2]
+CALLS = ROOT / "examples" / "calls"
+CONTRACT = CALLS / "release-contract.yaml"
+
+
+def ok(*args: str, store: Path | None) -> dict:
+    r = invoke(*args, "--json", store=store)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="package")
+def released(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A store with the example calls, released freeze → shadow → diff → canary → promote."""
+    tmp = tmp_path_factory.mktemp("release")
+    store = tmp / "store"
+    r = invoke("ingest", str(CALLS / "docs"), "--tenant", "demo", "--acl", "group:bids",
+               store=store)
+    assert r.returncode == 0, r.stderr
+    before = ok("release", "status", store=store)
+    acc = invoke("eval", "acceptance", "--group", "DELETION", "--out", str(tmp / "acc.json"))
+    assert acc.returncode == 0, acc.stderr
+    steps = {"before": before, "freeze": ok("release", "freeze", str(CONTRACT), store=store)}
+    assert invoke("index", "build", store=store).returncode == 0
+    steps["shadow"] = ok("release", "shadow", "g000002", store=store)
+    steps["diff"] = ok("release", "diff", store=store)
+    steps["canary"] = ok("release", "canary", "g000002", "--cohort", "bid-team", store=store)
+    refused = invoke("release", "promote", "--approved-by", "bob", "--acceptance",
+                     str(tmp / "acc.json"), store=store)
+    steps["refused"] = refused
+    steps["after_refusal"] = ok("index", "show", store=store)
+    steps["promote"] = ok("release", "promote", "--approved-by", "lucia", "--acceptance",
+                          str(tmp / "acc.json"), store=store)
+    steps["status"] = ok("release", "status", store=store)
+    return {"store": store, "tmp": tmp, **steps}

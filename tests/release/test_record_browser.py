@@ -39,7 +39,7 @@ def test_the_release_record_renders_in_chromium(released):
             assert slas[1].startswith("freshness (commit → eligible result)\t")
             assert slas[2].startswith("deletion (revocation → absence)\t")
             sec = page.locator("#security tr").all_inner_texts()[1:]
-            assert len(sec) >= 5 and all(r.split("\t")[0] == "DELETION" for r in sec)
+            assert {r.split("\t")[0] for r in sec} == {"AUTHZ", "DELETION"} and len(sec) >= 10
             assert all(r.split("\t")[-1] == "0" for r in sec)
             assert page.locator("#triggers tr").count() == 8
             assert page.locator("#steps li").count() == 5

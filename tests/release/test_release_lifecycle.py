@@ -35,7 +35,9 @@ def test_the_scripted_release_holds_every_seed_item_measured(released):
     assert ev["authorization"]["unauthorized_items"] == 0
     assert ev["authorization"]["outsider_items"] == 0 and ev["authorization"]["queries"] == 11
     assert rec["security"]["ok"] and rec["security"]["bad"] == 0
-    assert rec["security"]["groups"] == ["DELETION"] and len(rec["security"]["figures"]) >= 5
+    assert rec["security"]["groups"] == ["AUTHZ", "DELETION"]
+    assert {f["group"] for f in rec["security"]["figures"]} == {"AUTHZ", "DELETION"}
+    assert rec["security"]["tried"] > 10_000
     slas = rec["slas"]
     assert slas["freshness_found"] and slas["deletion_absent"] and slas["passes"]
     assert 0 < slas["freshness_seconds"] <= 60 and 0 <= slas["deletion_seconds"] <= 5
@@ -150,3 +152,16 @@ def test_status_works_on_a_postgresql_store(pg_url, tmp_path):
     assert out["state"] == "no_release" and out["release"] is None
     r = invoke("release", "status", "--store", pg_url)
     assert r.returncode == 2 and "give the folder of release records with --releases" in r.stderr
+
+
+def test_status_warns_when_the_rollback_target_was_pruned(released, tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(released["store"], store)
+    assert "warnings" not in ok("release", "status", store=store)
+    for args in (("build",), ("build",), ("publish", "g000003"), ("publish", "g000004"),
+                 ("publish", "g000002"), ("prune", "--keep", "1")):
+        r = invoke("index", *args, store=store)  # g000001 is neither current nor previous
+        assert r.returncode == 0, r.stderr
+    out = ok("release", "status", store=store)
+    assert out["state"] == "qualified"
+    assert out["warnings"][0].startswith("the rollback target g000001 is no longer kept")

@@ -279,6 +279,12 @@ class Releases:
             reasons += triggers(rec["qualified"], fingerprint(self._manifest(cur),
                                                               entry["contract"]))
         out["state"], out["reasons"] = ("requalify" if reasons else "qualified"), reasons
+        target = rec.get("rollback_target")
+        kept = self.store.generation(target) if target else None
+        if target and (kept is None or kept.state not in ("published", "retired", "ready")):
+            out["warnings"] = [f"the rollback target {target} is no longer kept (pruned before "
+                               f"{rec.get('rollback_window_until')}?): keep it with `index "
+                               "prune --keep`"]
         return out
 
     def sample(self, per_class: int, seed: int, show_payloads: bool = False) -> dict[str, Any]:

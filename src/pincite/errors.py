@@ -11,6 +11,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
     │   ├── InvalidGold (400)         an evaluation's gold file that does not validate
+    │   ├── InvalidProfile (400)      a company profile for `rank` that does not validate
+    │   ├── InvalidContract (400)     a release contract that does not validate
     │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
     │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
     ├── Forbidden (403)               visible to this principal, but not its to change
@@ -19,6 +21,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── UnknownHost (421)             a review-page request whose Host is not on the allow-list
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
+    ├── ReleaseRefused (409)          a release step whose evidence misses the contract
     ├── SpaceMismatch (409)           a vector, cache or index of another embedding space
     ├── GenerationInvalid (409)       an index generation failed its integrity check
     ├── StoreError (500)              the store is damaged or cannot be opened

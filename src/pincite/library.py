@@ -494,4 +494,5 @@ def _open_embedder(embedder: Embedder | str | None) -> Embedder:
 _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.evals.fit_ranking",
               "default_tender_schema": "pincite.evals.fit_ranking",
               "release_ops": "pincite.release.ops", "release_status": "pincite.release.ops",
+              "canary_generation": "pincite.release.ops",
               "open_embedder": "pincite.embed.factory"})

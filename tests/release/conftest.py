@@ -20,6 +20,16 @@ def ok(*args: str, store: Path | None) -> dict:
     return json.loads(r.stdout)
 
 
+def _routes(store: Path) -> dict[str, str | None]:
+    """Return the generation the canary routes each principal to (None: the published)."""
+    import pincite
+    from pincite.library import canary_generation
+
+    with pincite.open(store) as lib:
+        return {who: canary_generation(lib, str(store), None, pincite.Principal.parse(who))
+                for who in ("demo:ana:bids", "demo:luis:bids", "demo:marta:bids")}
+
+
 @pytest.fixture(scope="package")
 def released(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A store with the example calls, released freeze → shadow → diff → canary → promote."""
@@ -36,6 +46,7 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> dict:
     steps["shadow"] = ok("release", "shadow", "g000002", store=store)
     steps["diff"] = ok("release", "diff", store=store)
     steps["canary"] = ok("release", "canary", "g000002", "--cohort", "bid-team", store=store)
+    steps["routes_in_canary"] = _routes(store)
     refused = invoke("release", "promote", "--approved-by", "bob", "--acceptance",
                      str(tmp / "acc.json"), store=store)
     steps["refused"] = refused
@@ -43,4 +54,5 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> dict:
     # the default: the acceptance suite's AUTHZ and DELETION groups run now, in process
     steps["promote"] = ok("release", "promote", "--approved-by", "lucia", store=store)
     steps["status"] = ok("release", "status", store=store)
+    steps["routes_after_promote"] = _routes(store)
     return {"store": store, "tmp": tmp, **steps}

@@ -56,6 +56,13 @@ def test_the_scripted_release_holds_every_seed_item_measured(released):
     assert released["status"]["state"] == "qualified" and released["status"]["reasons"] == []
 
 
+def test_the_canary_routes_its_cohort_only_until_promotion(released):
+    assert released["routes_in_canary"] == {"demo:ana:bids": "g000002",
+                                            "demo:luis:bids": "g000002",
+                                            "demo:marta:bids": None}
+    assert set(released["routes_after_promote"].values()) == {None}
+
+
 def test_a_refused_promotion_switches_nothing(released):
     r = released["refused"]
     assert r.returncode == 1

@@ -92,6 +92,7 @@ class Releases:
         manifest = self._manifest(gen)
         ids = release_ids(self.root)
         rid = f"R{len(ids) + 1:04d}"
+        (self.root / "canary.json").unlink(missing_ok=True)  # a new candidate: no route yet
         run = run_classes(self.store, contract, gen)
         record = {"schema_name": "pincite.release_record", "version": 1, "release_id": rid,
                   "contract": {"name": contract.name, "version": entry["version"],
@@ -201,6 +202,7 @@ class Releases:
                                  + "; ".join(missing))
         base = self.store.pointer()[0]
         publish(self.store, rec["candidate"])
+        (self.root / "canary.json").unlink(missing_ok=True)  # everyone reads it now
         until = datetime.now(UTC) + timedelta(hours=contract.rollback.window_hours)
         return self._step(
             rec, "promote", "promoted", f"{base} → {rec['candidate']}", security=sec,
@@ -320,6 +322,18 @@ class Releases:
         with (self.root / "drift.jsonl").open("a", encoding="utf-8") as f:
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
         return line
+
+
+def canary_generation(lib: Any, store_url: str, releases: str | Path | None,
+                      principal: Principal) -> str | None:
+    """Return the generation the open canary routes `principal` to (it is in the cohort),
+    else None: the published one serves it. The query path passes it as `generation=`."""
+    path = releases_dir(store_url, releases) / "canary.json"
+    if not path.is_file():
+        return None
+    route = json.loads(path.read_text("utf-8"))
+    members = {str(Principal.parse(p)) for p in route.get("principals", ())}
+    return route.get("generation") if str(principal) in members else None
 
 
 def release_ops(lib: Any, store_url: str, releases: str | Path | None,

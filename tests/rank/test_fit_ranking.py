@@ -136,8 +136,13 @@ def test_a_bad_profile_is_refused_naming_the_key(tmp_path, calls_store, body, me
 def test_a_profile_path_that_is_not_a_file_is_refused(tmp_path, calls_store):
     big = tmp_path / "profile-big.yaml"
     big.write_text("name: X\n" + "#" * 70_000, "utf-8")
+    deep = tmp_path / "profile-deep.yaml"
+    deep.write_text("name: X\nextra: " + "[" * 30_000 + "]" * 30_000 + "\n", "utf-8")
+    latin = tmp_path / "profile-latin1.yaml"
+    latin.write_bytes("name: Construcción\n".encode("latin-1"))
     for path, message in ((tmp_path, "is not a file"), (tmp_path / "none.yaml", "is not a file"),
-                          (big, "past the 65536-byte limit")):
+                          (big, "past the 65536-byte limit"), (deep, "nests too deeply"),
+                          (latin, "is not UTF-8 YAML")):
         r = invoke("rank", "--profile", str(path), "--as", "acme:ana:bids", store=calls_store)
         assert r.returncode == 2, r.stderr
         assert message in r.stderr
@@ -163,3 +168,14 @@ def test_ndcg_agrees_with_trec_eval_ndcg_cut():
     want = ir.calc_aggregate([ir.nDCG @ 5], {"q": grades}, run)[ir.nDCG @ 5]
     assert math.isclose(ndcg(ranked, grades), want, rel_tol=1e-9)
     assert ndcg(ranked, {"x": 0}) == 0.0
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_walked(tmp_path, calls_store):
+    lines = ["a0: &a0 [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]"]
+    lines += [f"a{i}: &a{i} [*a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, "
+              f"*a{i-1}, *a{i-1}]" for i in range(1, 12)]
+    bomb = tmp_path / "profile-bomb.yaml"
+    bomb.write_text("name: X\nextra:\n" + "\n".join("  " + x for x in lines) + "\n", "utf-8")
+    r = invoke("rank", "--profile", str(bomb), "--as", "acme:ana:bids", store=calls_store)
+    assert r.returncode == 2
+    assert "YAML aliases (*name) are refused" in r.stderr

@@ -172,3 +172,11 @@ def test_status_warns_when_the_rollback_target_was_pruned(released, tmp_path):
     out = ok("release", "status", store=store)
     assert out["state"] == "qualified"
     assert out["warnings"][0].startswith("the rollback target g000001 is no longer kept")
+
+
+def test_a_contract_with_yaml_aliases_is_refused(released, tmp_path):
+    bad = tmp_path / "contract.yaml"
+    bad.write_text(CONTRACT.read_text("utf-8").replace("approvers: [lucia]",
+                                                       "approvers: &who [lucia]\nx: *who"))
+    r = invoke("release", "freeze", str(bad), store=released["store"])
+    assert r.returncode == 2 and "YAML aliases (*name) are refused" in r.stderr

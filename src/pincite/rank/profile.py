@@ -27,6 +27,8 @@ CPV_PREFIX = re.compile(r"^[0-9]{2,8}$")
 NUTS_PREFIX = re.compile(r"^[A-Z]{2}[0-9A-Z]{0,3}$")
 CURRENCY = re.compile(r"^[A-Z]{3}$")
 
+MAX_DEPTH = 32  # a flow collection nested deeper is refused before YAML reads it
+
 
 class Money(BaseModel):
     """An amount in one currency (ISO 4217 code)."""
@@ -117,6 +119,18 @@ def profile_from_dict(data: Any, *, where: str = "the profile") -> CompanyProfil
         raise InvalidProfile(f"{where}: {key}: {err['msg']}") from None
 
 
+def _bracket_depth(text: str) -> int:
+    """Return the deepest nesting of [ and { in text (quotes ignored: an over-estimate)."""
+    depth = top = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            top = max(top, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return top
+
+
 def load_profile(path: str | Path) -> CompanyProfile:
     """Return the profile in a YAML (or JSON) file; raise InvalidProfile when the path is
     not a regular file, is too large, is not YAML or describes no valid profile."""
@@ -131,7 +145,14 @@ def load_profile(path: str | Path) -> CompanyProfile:
         raise InvalidProfile(f"{p.name}: {size} bytes is past the {MAX_PROFILE_BYTES}-byte "
                              "limit of a profile")
     try:
-        data = yaml.safe_load(p.read_text("utf-8"))
+        text = p.read_text("utf-8")
+        if _bracket_depth(text) > MAX_DEPTH:
+            raise InvalidProfile(f"{p.name} nests too deeply to read (more than {MAX_DEPTH} brackets)")
+        if any(isinstance(t, yaml.AliasToken) for t in yaml.scan(text)):
+            raise InvalidProfile(f"{p.name}: YAML aliases (*name) are refused: write each value out")
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise InvalidProfile(f"{p.name} nests too deeply to read") from None
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InvalidProfile(f"{p.name} is not UTF-8 YAML: {str(exc)[:200]}") from None
     return profile_from_dict(data, where=p.name)

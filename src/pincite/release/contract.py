@@ -24,6 +24,8 @@ CONTRACT_SCHEMA = "pincite.release_contract"
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_QUERIES = 2000
 
+MAX_DEPTH = 32  # a flow collection nested deeper is refused before YAML reads it
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -126,6 +128,18 @@ def contract_from_dict(data: Any, where: str) -> Contract:
     return c
 
 
+def _bracket_depth(text: str) -> int:
+    """Return the deepest nesting of [ and { in text (quotes ignored: an over-estimate)."""
+    depth = top = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            top = max(top, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return top
+
+
 def load_contract(path: str | Path) -> tuple[Contract, dict[str, Any]]:
     """Return (the contract in a YAML/JSON file, its data); raise InvalidContract."""
     import yaml
@@ -137,7 +151,14 @@ def load_contract(path: str | Path) -> tuple[Contract, dict[str, Any]]:
     if p.stat().st_size > MAX_CONTRACT_BYTES:
         raise InvalidContract(f"{p.name} is past the {MAX_CONTRACT_BYTES}-byte limit")
     try:
-        data = yaml.safe_load(p.read_text("utf-8"))
+        text = p.read_text("utf-8")
+        if _bracket_depth(text) > MAX_DEPTH:
+            raise InvalidContract(f"{p.name} nests too deeply to read (more than {MAX_DEPTH} brackets)")
+        if any(isinstance(t, yaml.AliasToken) for t in yaml.scan(text)):
+            raise InvalidContract(f"{p.name}: YAML aliases (*name) are refused: write each value out")
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise InvalidContract(f"{p.name} nests too deeply to read") from None
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InvalidContract(f"{p.name} is not UTF-8 YAML: {str(exc)[:200]}") from None
     data = json.loads(json.dumps(data, default=str))  # dates as strings: JSON from here on

@@ -31,7 +31,7 @@ def test_the_release_record_renders_in_chromium(released):
             assert page.inner_text("#owner") == "ana"
             assert page.inner_text("#approval").startswith("lucia at ")
             rows = page.locator("#seed-items tr").all_inner_texts()[1:]
-            assert [r.split("\t") for r in rows] == [[item, "measured"] for item in SEED_ITEMS]
+            assert [r.split("\t") for r in rows] == [[item, "recorded"] for item in SEED_ITEMS]
             ev = page.locator("#evaluation tr").all_inner_texts()
             assert [r.split("\t")[0] for r in ev[1:]] == ["identifier", "requirement", "topic"]
             assert all(r.split("\t")[-1] == "True" for r in ev[1:])

@@ -158,6 +158,10 @@ def test_eval_rank_prints_ndcg_at_5():
     r = invoke("eval", "rank")
     assert r.returncode == 0, r.stderr
     assert "mean nDCG@5 0.9541; 72 score parts, 14 unknown, 0 with a citation" in r.stdout
+    r = invoke("eval", "rank", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["ndcg@5"] == 0.9541
+    r = invoke("eval", "rank", "--data", str(CALLS / "docs"))
+    assert r.returncode == 2 and "has no relevance.yaml" in r.stderr
 
 
 def test_ndcg_agrees_with_trec_eval_ndcg_cut():
@@ -179,3 +183,44 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_walked(tmp_path, calls_store)
     r = invoke("rank", "--profile", str(bomb), "--as", "acme:ana:bids", store=calls_store)
     assert r.returncode == 2
     assert "YAML aliases (*name) are refused" in r.stderr
+
+
+def _toledo_records(store: Path) -> list:
+    from pincite.evals.fit_ranking import default_tender_schema
+    from pincite.extract.run import run_extraction
+    from pincite.rank.fit import fit_schema
+
+    with pincite.open(store) as lib:
+        run = run_extraction(lib.store, pincite.Principal.parse("acme:ana:bids"),
+                             fit_schema(default_tender_schema()),
+                             ["es-pavimentacion-toledo/anuncio.html"], route=False,
+                             persist=False)
+    return list(run.records)
+
+
+@pytest.mark.parametrize("mutation", ["conflicting", "unverified", "review", "absent"])
+def test_a_requirement_that_is_not_usable_evidence_is_unknown_never_met(calls_store, mutation):
+    from dataclasses import replace
+    from datetime import date
+
+    from pincite.rank.fit import fit_call
+
+    records = _toledo_records(calls_store)
+    prof = load_profile(CONSTRUCTORA)
+    today = date(2026, 12, 1)
+    assert {p["status"] for p in fit_call(records, prof, today)} == {"met"}
+    changed = []
+    for r in records:
+        if mutation == "conflicting":
+            r = r.with_(status="conflicting")
+        elif mutation == "unverified":
+            r = r.with_(provenance=tuple(replace(c, quote_verified=False) for c in r.provenance))
+        elif mutation == "review":
+            r = r.with_(outcome="review", reason="low_confidence")
+        else:
+            r = r.with_(status="absent", value=None, provenance=())
+        changed.append(r)
+    parts = fit_call(changed, prof, today)
+    assert [(p["status"], p["points"]) for p in parts] == [("unknown", 0)] * 6
+    if mutation != "absent":  # what was stated stays cited, as evidence a person can read
+        assert all(p["citation"] is not None for p in parts)

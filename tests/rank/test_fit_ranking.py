@@ -224,3 +224,14 @@ def test_a_requirement_that_is_not_usable_evidence_is_unknown_never_met(calls_st
     assert [(p["status"], p["points"]) for p in parts] == [("unknown", 0)] * 6
     if mutation != "absent":  # what was stated stays cited, as evidence a person can read
         assert all(p["citation"] is not None for p in parts)
+
+
+def test_a_schema_without_the_fields_the_ranking_reads_is_refused(tmp_path, calls_store):
+    r = invoke("rank", "--profile", str(CONSTRUCTORA), "--schema", str(tmp_path),
+               "--as", "acme:ana:bids", store=calls_store)
+    assert r.returncode == 2 and "cannot read the tender schema" in r.stderr
+    other = tmp_path / "schema.yaml"
+    other.write_text((ROOT / "examples" / "contracts" / "cuad.yaml").read_text("utf-8"))
+    r = invoke("rank", "--profile", str(CONSTRUCTORA), "--schema", str(other),
+               "--as", "acme:ana:bids", store=calls_store)
+    assert r.returncode == 2 and "the fit ranking reads the field 'object'" in r.stderr

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .index.policy import RankingPolicy
     from .retrieve.bundle import EvidenceBundle
     from .retrieve.rerank import Reranker
+    from .runs.book import RunBook
     from .review.calibration import ThresholdRow, format_table, seed_worked_example
     from .review.queue import Clock, ReviewQueue
     from .sources.acquire import walk_inputs
@@ -400,6 +401,13 @@ class Library:
         if out is not None:
             write_outputs(out, records_json(result.records, run=result.run), result.case, sch)
         return result
+
+    def runs(self, store_url: str | Path, runs_db: str | None = None) -> RunBook:
+        """Return the durable runs of this library's store (`pincite.runs.book.RunBook`):
+        enqueue an ingest or extraction, read a run's steps, work the queues."""
+        from .runs.book import RunBook
+
+        return RunBook(self.store, store_url, runs_db)
 
     # ---- documents: tables and facts ----------------------------------------------------
 

@@ -168,6 +168,10 @@ class RunBook:
             out["error"] = str(w.error)
         return out
 
+    def check_queues(self, queues: Sequence[str] | str) -> tuple[str, ...]:
+        """Return the queue names given, each checked (UsageError names a bad one)."""
+        return check_queues(queues)
+
     def work(self, queues: Sequence[str] | str, *, drain: bool = False, beat: float = 2.0,
              lease: float = 30.0, poll: float = 1.0,
              stop: threading.Event | None = None) -> dict[str, Any]:

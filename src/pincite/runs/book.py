@@ -168,9 +168,17 @@ class RunBook:
             out["error"] = str(w.error)
         return out
 
-    def check_queues(self, queues: Sequence[str] | str) -> tuple[str, ...]:
-        """Return the queue names given, each checked (UsageError names a bad one)."""
-        return check_queues(queues)
+    def check_worker(self, queues: Sequence[str] | str, *, beat: float = 2.0,
+                     lease: float = 30.0, poll: float = 1.0) -> tuple[str, ...]:
+        """Return the queue names given, each checked; raise UsageError for a bad queue
+        name or a timing that is not a number of seconds in bounds."""
+        names = check_queues(queues)
+        for what, v in (("--beat", beat), ("--lease", lease), ("--poll", poll)):
+            if not (isinstance(v, int | float) and 0.01 <= v <= 3600):
+                raise UsageError(f"{what} must be a number of seconds between 0.01 and 3600")
+        if lease <= beat:
+            raise UsageError("--lease must be longer than --beat (else live workers look dead)")
+        return names
 
     def work(self, queues: Sequence[str] | str, *, drain: bool = False, beat: float = 2.0,
              lease: float = 30.0, poll: float = 1.0,
@@ -179,12 +187,7 @@ class RunBook:
         from .engine import migrate
         from .worker import work
 
-        names = check_queues(queues)
-        for what, v in (("--beat", beat), ("--lease", lease), ("--poll", poll)):
-            if not (isinstance(v, int | float) and 0.01 <= v <= 3600):
-                raise UsageError(f"{what} must be a number of seconds between 0.01 and 3600")
-        if lease <= beat:
-            raise UsageError("--lease must be longer than --beat (else live workers look dead)")
+        names = self.check_worker(queues, beat=beat, lease=lease, poll=poll)
         migrate(self.url)
         return work(self.store, self.url, names, drain=drain, beat=beat, lease=lease,
                     poll=poll, stop=stop)

@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from .index.policy import RankingPolicy
     from .retrieve.bundle import EvidenceBundle
     from .retrieve.rerank import Reranker
-    from .runs.book import RunBook
     from .review.calibration import ThresholdRow, format_table, seed_worked_example
     from .review.queue import Clock, ReviewQueue
+    from .runs.book import RunBook
     from .sources.acquire import walk_inputs
     from .sources.ingest import IngestResult
     from .store import FsckReport

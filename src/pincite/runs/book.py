@@ -101,10 +101,10 @@ class RunBook:
 
         sch = schema if isinstance(schema, Schema) else load_schema(schema)
         load_case(self.store, principal, list(docs), case_id)  # refuses what it may not read
-        spec = {"principal": str(principal), "schema": sch, "docs": list(docs),
-                "case_id": case_id, "model_endpoint": model_endpoint, "model": model}
-        return self._enqueue("extract", EXTRACT_WORKFLOW, principal, spec,
-                             {"docs": len(spec["docs"])})
+        spec: dict[str, Any] = {"principal": str(principal), "schema": sch, "docs": list(docs),
+                                "case_id": case_id, "model_endpoint": model_endpoint,
+                                "model": model}
+        return self._enqueue("extract", EXTRACT_WORKFLOW, principal, spec, {"docs": len(docs)})
 
     def _enqueue(self, queue: str, workflow: str, principal: Principal, spec: dict[str, Any],
                  extra: dict[str, Any]) -> str:

@@ -19,7 +19,6 @@ from .engine import EXTRACT_WORKFLOW
 from .steps import step, worker_store
 
 
-
 @DBOS.workflow(name=EXTRACT_WORKFLOW)
 def extract_run(spec: dict[str, Any]) -> dict[str, Any]:
     """Run the extraction of `spec` (see `book.RunBook.submit_extract`); return the run row

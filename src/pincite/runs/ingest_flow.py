@@ -34,7 +34,6 @@ from .engine import INGEST_WORKFLOW
 from .steps import step, worker_store
 
 
-
 @DBOS.workflow(name=INGEST_WORKFLOW)
 def ingest_run(spec: dict[str, Any]) -> dict[str, Any]:
     """Ingest the files of `spec` (see `book.RunBook.submit_ingest`); return the results

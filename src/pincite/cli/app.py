@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import documents, evaluation, extraction, retrieval, reviewing, running
+from . import documents, durable, evaluation, extraction, retrieval, reviewing
 from .context import set_root_store
 from .options import StoreOpt
 
@@ -36,7 +36,7 @@ evaluation.register(app)  # eval …
 retrieval.register(app)   # search, ask, delete, index …
 extraction.register(app)  # extract
 reviewing.register(app)   # review …, calibrate
-running.register(app)     # worker, runs
+durable.register(app)     # worker, runs
 
 
 def main() -> None:

@@ -102,9 +102,9 @@ def open_client(url: str) -> Any:
 def launch_worker(url: str, queues: Sequence[str], *, executor_id: str,
                   polling_seconds: float = 1.0) -> Any:
     """Construct and launch this process's DBOS instance as a worker on `queues`; return
-    the `DBOS` class (the workflows must have been imported before)."""
+    the `DBOS` class (the workflows, `ingest_flow` and `extract_flow`, must have been
+    imported before: importing them registers them)."""
     dbos = _dbos()
-    from . import extract_flow, ingest_flow  # noqa: F401  (registers the workflows)
 
     config: dict[str, Any] = {
         "name": APP_NAME, "system_database_url": url, "application_version": APP_VERSION,

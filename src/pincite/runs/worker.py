@@ -17,6 +17,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+# importing the flows registers their workflows with DBOS before `launch_worker`
+from . import extract_flow, ingest_flow  # noqa: F401
 from .engine import (
     EXTRACT_WORKFLOW,
     INGEST_WORKFLOW,

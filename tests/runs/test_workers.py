@@ -251,3 +251,23 @@ def test_two_workers_share_the_runs_and_publish_each_revision_once(tmp_path):
     with open_library(store) as lib:
         served = lib.generation()
         assert served.manifest["counts"]["revisions"] == 4
+
+
+def test_a_quarantine_recorded_before_a_crash_is_not_recorded_again(tmp_path):
+    store, docs = tmp_path / "store", _docs(tmp_path / "docs", 1)
+    (docs / "a-bad.bin").write_bytes(bytes(range(256)) * 4)
+    run_id = _enqueue_ingest(store, docs)
+    _kill_in_turn(store, run_id, ["run.store.done"], "ingest")
+    run = _show(store, run_id)
+    results = {r["source_id"]: r for r in run["result"]["results"]}
+    assert results["a-bad.bin"]["status"] == "quarantined"
+    assert results["doc0.txt"]["status"] == "new"
+    assert [(s["step"], s["attempts"]) for s in run["steps"]] == [
+        ("acquire", 1), ("inspect", 1), ("store", 2),
+        ("acquire", 1), ("inspect", 1), ("parse", 1), ("store", 1),
+        ("segment_embed", 1), ("publish", 1)]
+    with open_library(store) as lib:
+        refused = lib.quarantined(ANN)
+    assert [(q.source_id, q.reason) for q in refused] == [
+        ("a-bad.bin", results["a-bad.bin"]["reason"])]
+    assert _revisions(store) == {"doc0.txt": 1}

@@ -70,7 +70,9 @@ def _acquire(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
 
     store: Store = worker_store()
     tenant, limits = spec["tenant"], _limits(spec)
-    base = {"path": item["path"], "source_id": item["source_id"], "name": item["name"]}
+    # when the bytes were acquired: the revision's `acquired_at`, or the quarantine record's
+    base = {"path": item["path"], "source_id": item["source_id"], "name": item["name"],
+            "at": timestamp()}
     if item.get("read_from") is None:
         return {**base, "failure": [item.get("reason") or "symlink", item.get("detail") or ""],
                 "size": 0}
@@ -114,7 +116,8 @@ def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
            layer: TextLayer | None) -> dict[str, Any]:
     store: Store = worker_store()
     tenant, sid = spec["tenant"], acq["source_id"]
-    base = {"path": acq["path"], "source_id": sid, "doc_sha256": acq.get("sha256")}
+    base: dict[str, Any] = {"path": acq["path"], "source_id": sid,
+                            "doc_sha256": acq.get("sha256"), "doc_id": None}
     existing = store.source(tenant, sid)
     acl = spec.get("acl")
     if acl is None and existing is None:
@@ -130,7 +133,7 @@ def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
         assert latest is not None
         if existing is not None and acl is not None and existing.acl != acl:
             store.set_acl(tenant, sid, acl)
-        return {**base, "status": IngestStatus.UNCHANGED.value,
+        return {**base, "status": IngestStatus.UNCHANGED.value, "doc_id": latest.doc_id,
                 "revision_id": latest.revision_id, "media_type": latest.media_type,
                 "flags": list(latest.flags), "epoch": store.tenant_rev_epochs().get(tenant, 0)}
     assert layer is not None
@@ -142,12 +145,12 @@ def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
         return {**base, "status": "failed", "reason": failure[0], "detail": failure[1]}
     rev, status = store.commit_revision(
         tenant=tenant, source_id=sid, sha256=acq["sha256"],
-        media_type=MEDIA_TYPES[found["kind"]], size=acq["size"], at=timestamp(), acl=acl,
+        media_type=MEDIA_TYPES[found["kind"]], size=acq["size"], at=acq["at"], acl=acl,
         flags=tuple(sorted(flags)), layer=layer, owner=spec.get("owner"))
     if status == IngestStatus.UNCHANGED and rev.revision_id != acq.get("prior"):
         # this run's own commit, made before a crash: report what it was then
         status = IngestStatus.NEW if acq.get("prior") is None else IngestStatus.REVISED
-    return {**base, "status": status.value, "revision_id": rev.revision_id,
+    return {**base, "status": status.value, "doc_id": rev.doc_id, "revision_id": rev.revision_id,
             "media_type": rev.media_type, "flags": list(rev.flags),
             "epoch": store.tenant_rev_epochs().get(tenant, 0)}
 
@@ -156,12 +159,9 @@ def _quarantine_once(store: Store, spec: dict[str, Any], acq: dict[str, Any],
                      failure: list[str]) -> None:
     tenant, sha = spec["tenant"], acq.get("sha256")
     record = QuarantineRecord(acq["source_id"], acq["path"], sha, int(acq.get("size") or 0),
-                              failure[0], failure[1], timestamp(), spec.get("owner"))
-    same = [q for q in store.quarantined(tenant)
-            if (q.source_id, q.path, q.sha256, q.reason) == (record.source_id, record.path,
-                                                             sha, record.reason)]
-    if same and sha is not None:
-        return  # recorded by this step before a crash (a refused file without bytes may repeat)
+                              failure[0], failure[1], acq["at"], spec.get("owner"))
+    if record in store.quarantined(tenant):
+        return  # recorded by this step before a crash (same file, same acquisition time)
     if sha is not None and store.blobs.exists(tenant, sha):
         store.quarantine_blobs.put(tenant, store.blobs.get(tenant, sha), sha)
     store.add_quarantine(tenant, record)

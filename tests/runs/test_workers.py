@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -271,3 +272,17 @@ def test_a_quarantine_recorded_before_a_crash_is_not_recorded_again(tmp_path):
     assert [(q.source_id, q.reason) for q in refused] == [
         ("a-bad.bin", results["a-bad.bin"]["reason"])]
     assert _revisions(store) == {"doc0.txt": 1}
+
+
+def test_a_worker_stops_on_sigterm_and_leaves_no_run_behind(tmp_path):
+    store, docs = tmp_path / "store", _docs(tmp_path / "docs", 1)
+    run_id = _enqueue_ingest(store, docs)
+    w = _worker(store, "--json", *FAST)  # no --drain: runs until told to stop
+    try:
+        _wait_for(store, run_id, "SUCCESS")
+        w.send_signal(signal.SIGTERM)
+        out, err = w.communicate(timeout=30)
+    finally:
+        w.kill()
+    assert w.returncode == 0, err
+    assert json.loads(out)["recovered"] == []

@@ -61,9 +61,9 @@ def _enqueue_ingest(store: Path, docs: Path, runs_db: str | None = None) -> str:
             book.close()
 
 
-def _show(store: Path, run_id: str, who: Principal = ANN) -> dict:
+def _show(store: Path, run_id: str, who: Principal = ANN, runs_db: str | None = None) -> dict:
     with open_library(store) as lib:
-        book = lib.runs(store)
+        book = lib.runs(store, runs_db)
         try:
             return book.run(who, run_id)
         finally:
@@ -80,21 +80,23 @@ def _revisions(store: Path) -> dict[str, int]:
         return {s.source_id: len(lib.revisions(ANN, s.source_id)) for s in lib.sources(ANN)}
 
 
-def _kill_in_turn(store: Path, run_id: str, points: list[str], queue: str) -> list[str]:
+def _kill_in_turn(store: Path, run_id: str, points: list[str], queue: str,
+                  runs_db: str | None = None) -> list[str]:
     """Run one worker per fault point, each killed (SIGKILL) at its point, then one that
     finishes the run; return the executor ids of the killed workers, in order."""
     executors = []
     for point in points:
-        w = _cli(store, "worker", "--queues", queue, "--drain", *FAST, faults=f"{point}=kill")
+        w = _cli(store, "worker", "--queues", queue, "--drain", *FAST, faults=f"{point}=kill",
+                 runs_db=runs_db)
         assert w.returncode == -9, (point, w.returncode, w.stderr)
-        mid = _show(store, run_id)
+        mid = _show(store, run_id, runs_db=runs_db)
         assert mid["status"] == "PENDING", point
         # the step cut short shows as started and not recorded, on the killed worker
         cut = [s for s in mid["steps"] if s["state"] != "done"]
         assert [(s["step"], s["state"], s["executor"]) for s in cut] == [
             (point.split(".")[1], "running", mid["executor"])]
         executors.append(mid["executor"])
-    last = _cli(store, "worker", "--queues", queue, "--drain", "--json", *FAST)
+    last = _cli(store, "worker", "--queues", queue, "--drain", "--json", *FAST, runs_db=runs_db)
     assert last.returncode == 0, last.stderr
     assert json.loads(last.stdout)["recovered"] == ([run_id] if points else [])
     return executors
@@ -167,13 +169,13 @@ def test_runs_record_on_a_postgresql_system_database(tmp_path):
         store, docs = tmp_path / "store", _docs(tmp_path / "docs", 2)
         run_id = _enqueue_ingest(store, docs, runs_db=url)
         assert not (store / "runs.sqlite").exists()
-        w = _cli(store, "worker", "--drain", "--json", *FAST, runs_db=url)
-        assert w.returncode == 0, w.stderr
+        _kill_in_turn(store, run_id, ["run.parse", "run.publish.done"], "ingest", runs_db=url)
         with open_library(store) as lib:
             book = lib.runs(store, url)
             try:
                 run = book.run(ANN, run_id)
                 assert run["status"] == "SUCCESS" and len(run["steps"]) == 4 * 2 + 2
+                assert [s["attempts"] for s in run["steps"]] == [1, 1, 2] + [1] * 6 + [2]
                 assert [r["run_id"] for r in book.runs(ANN)] == [run_id]
                 assert book.runs(Principal.parse("acme:bob")) == []
                 with pytest.raises(NotFound):
@@ -181,6 +183,7 @@ def test_runs_record_on_a_postgresql_system_database(tmp_path):
             finally:
                 book.close()
         assert _revisions(store) == {"doc0.txt": 1, "doc1.txt": 1}
+        assert len(_published(store)) == 1
     finally:
         server.cleanup()
 
@@ -286,3 +289,20 @@ def test_a_worker_stops_on_sigterm_and_leaves_no_run_behind(tmp_path):
         w.kill()
     assert w.returncode == 0, err
     assert json.loads(out)["recovered"] == []
+
+
+def test_a_file_gone_before_the_worker_reads_it_fails_alone(tmp_path):
+    store, docs = tmp_path / "store", _docs(tmp_path / "docs", 2)
+    run_id = _enqueue_ingest(store, docs)
+    (docs / "doc0.txt").unlink()
+    w = _cli(store, "worker", "--drain", *FAST)
+    assert w.returncode == 0, w.stderr
+    run = _show(store, run_id)
+    assert run["status"] == "SUCCESS"
+    gone, kept = run["result"]["results"]
+    assert (gone["source_id"], gone["status"], gone["reason"]) == ("doc0.txt", "failed", "unreadable")
+    assert "No such file" in gone["detail"] and gone["doc_id"] is None
+    assert (kept["status"], kept["doc_id"]) == ("new", "doc1.txt@r1")
+    assert [s["step"] for s in run["steps"]] == [
+        "acquire", "acquire", "inspect", "parse", "store", "segment_embed", "publish"]
+    assert _revisions(store) == {"doc1.txt": 1}

@@ -25,7 +25,7 @@ from typing import Any
 
 from dbos import DBOS
 
-from ..errors import GenerationInvalid, ParseFailure
+from ..errors import GenerationInvalid, ParseFailure, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer, timestamp
 from ..store import QuarantineRecord, Store
@@ -49,6 +49,9 @@ def ingest_run(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _ingest_one(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
     acq = step("acquire", lambda: _acquire(spec, item))
+    if acq.get("error") is not None:  # unreadable now (gone since it was enqueued): no bytes
+        return {"path": acq["path"], "source_id": acq["source_id"], "doc_id": None,
+                "status": "failed", "reason": "unreadable", "detail": acq["error"]}
     found: dict[str, Any] = {}
     layer: TextLayer | None = None
     if acq.get("failure") is None and not acq.get("unchanged"):
@@ -80,6 +83,8 @@ def _acquire(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
         data = read_bounded(Path(item["read_from"]), limits.max_bytes)
     except ParseFailure as f:
         return {**base, "failure": [f.reason, f.detail], "size": 0}
+    except UsageError as e:  # the file is gone or unreadable: nothing to store or quarantine
+        return {**base, "error": e.message}
     sha = hashlib.sha256(data).hexdigest()
     latest = store.latest_revision(tenant, item["source_id"])
     prior = latest.revision_id if latest is not None else None

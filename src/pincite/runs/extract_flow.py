@@ -15,6 +15,7 @@ from typing import Any
 from dbos import DBOS
 
 from ..model import Principal
+from ..vocab import RunStep
 from .engine import EXTRACT_WORKFLOW
 from .steps import step, worker_store
 
@@ -23,11 +24,11 @@ from .steps import step, worker_store
 def extract_run(spec: dict[str, Any]) -> dict[str, Any]:
     """Run the extraction of `spec` (see `book.RunBook.submit_extract`); return the run row
     and how many review items it queued."""
-    pinned = step("case", lambda: _case(spec))
-    extracted = step("extract", lambda: _extract(spec, pinned))
-    checked = step("validate", lambda: _validate(spec, pinned, extracted["records"]))
-    decided = step("decide", lambda: _decide(spec, pinned, checked))
-    return step("write", lambda: _write(spec, pinned, decided, extracted["identity"]))
+    pinned = step(RunStep.CASE, lambda: _case(spec))
+    extracted = step(RunStep.EXTRACT, lambda: _extract(spec, pinned))
+    checked = step(RunStep.VALIDATE, lambda: _validate(spec, pinned, extracted["records"]))
+    decided = step(RunStep.DECIDE, lambda: _decide(spec, pinned, checked))
+    return step(RunStep.WRITE, lambda: _write(spec, pinned, decided, extracted["identity"]))
 
 
 def _principal(spec: dict[str, Any]) -> Principal:

@@ -29,7 +29,7 @@ from ..errors import GenerationInvalid, ParseFailure, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer, timestamp
 from ..store import QuarantineRecord, Store
-from ..vocab import GenerationState, IngestStatus
+from ..vocab import GenerationState, IngestStatus, RunStep
 from .engine import INGEST_WORKFLOW
 from .steps import step, worker_store
 
@@ -42,27 +42,27 @@ def ingest_run(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"results": results, "generation": None, "published": False}
     if spec.get("publish", True):
         epochs = {spec["tenant"]: max((r.get("epoch") or 0 for r in results), default=0)}
-        gen_id = step("segment_embed", lambda: _build(spec, epochs))
-        out.update(step("publish", lambda: _publish(gen_id, epochs)))
+        gen_id = step(RunStep.SEGMENT_EMBED, lambda: _build(spec, epochs))
+        out.update(step(RunStep.PUBLISH, lambda: _publish(gen_id, epochs)))
     return out
 
 
 def _ingest_one(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
-    acq = step("acquire", lambda: _acquire(spec, item))
+    acq = step(RunStep.ACQUIRE, lambda: _acquire(spec, item))
     if acq.get("error") is not None:  # unreadable now (gone since it was enqueued): no bytes
         return {"path": acq["path"], "source_id": acq["source_id"], "doc_id": None,
                 "status": "failed", "reason": "unreadable", "detail": acq["error"]}
     found: dict[str, Any] = {}
     layer: TextLayer | None = None
     if acq.get("failure") is None and not acq.get("unchanged"):
-        found = step("inspect", lambda: _inspect(spec, acq))
+        found = step(RunStep.INSPECT, lambda: _inspect(spec, acq))
         if found.get("failure") is None:
-            parsed = step("parse", lambda: _parse(spec, acq, found))
+            parsed = step(RunStep.PARSE, lambda: _parse(spec, acq, found))
             if isinstance(parsed, TextLayer):
                 layer = parsed
             else:
                 found = {**found, "failure": parsed}
-    return step("store", lambda: _store(spec, acq, found, layer))
+    return step(RunStep.STORE, lambda: _store(spec, acq, found, layer))
 
 
 # ---- step bodies -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .. import faults
+from ..vocab import RunStep
 
 T = TypeVar("T")
 ATTEMPT_PREFIX = "step."
@@ -39,22 +40,22 @@ def worker_store() -> Any:
     return store
 
 
-def step(name: str, body: Callable[[], T]) -> T:
+def step(name: RunStep, body: Callable[[], T]) -> T:
     """Run `body` as the recorded step `name` of the current run; return its output (the
     recorded one when the step had finished before: the body then does not run)."""
     from dbos import DBOS
 
     def counted() -> T:
         _count_attempt(name)
-        faults.hit(f"run.{name}")
+        faults.hit(f"run.{name.value}")
         out = body()
-        faults.hit(f"run.{name}.done")
+        faults.hit(f"run.{name.value}.done")
         return out
 
-    return DBOS.run_step({"name": name}, counted)
+    return DBOS.run_step({"name": name.value}, counted)
 
 
-def _count_attempt(name: str) -> None:
+def _count_attempt(name: RunStep) -> None:
     from dbos import DBOS
 
     wf, fid = DBOS.workflow_id, DBOS.step_id
@@ -64,7 +65,7 @@ def _count_attempt(name: str) -> None:
     key = f"{ATTEMPT_PREFIX}{fid:04d}"
     prev = ((status.attributes or {}) if status is not None else {}).get(key) or {}
     DBOS.update_workflow_attributes(wf, {key: {
-        "step": name, "attempts": int(prev.get("attempts", 0)) + 1,
+        "step": name.value, "attempts": int(prev.get("attempts", 0)) + 1,
         "executor": _WORKER.get("executor_id"), "started_ms": int(time.time() * 1000),
     }}, merge=True)
 

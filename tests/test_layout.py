@@ -35,7 +35,7 @@ def test_loose_modules_are_few_and_every_stage_is_a_package():
     loose = sorted(p.stem for p in PKG.glob("*.py"))
     assert len(loose) <= LOOSE_ALLOWED, loose
     for stage in ("sources", "parse", "cite", "facts", "values", "embed", "index",
-                  "retrieve", "ask", "extract", "review", "store", "evals", "cli", "service"):
+                  "retrieve", "ask", "extract", "review", "store", "evals", "runs", "cli", "service"):
         assert (PKG / stage / "__init__.py").is_file(), stage
 
 

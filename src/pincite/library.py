@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .retrieve.rerank import Reranker
     from .review.calibration import ThresholdRow, format_table, seed_worked_example
     from .review.queue import Clock, ReviewQueue
+    from .runs.book import RunBook
     from .sources.acquire import walk_inputs
     from .sources.ingest import IngestResult
     from .store import FsckReport
@@ -400,6 +401,13 @@ class Library:
         if out is not None:
             write_outputs(out, records_json(result.records, run=result.run), result.case, sch)
         return result
+
+    def runs(self, store_url: str | Path, runs_db: str | None = None) -> RunBook:
+        """Return the durable runs of this library's store (`pincite.runs.book.RunBook`):
+        enqueue an ingest or extraction, read a run's steps, work the queues."""
+        from .runs.book import RunBook
+
+        return RunBook(self.store, store_url, runs_db)
 
     # ---- documents: tables and facts ----------------------------------------------------
 

@@ -267,6 +267,23 @@ class Role(StrEnum):
         return self.value.replace(":", ".")
 
 
+class RunStep(StrEnum):
+    """The recorded steps of a durable run (`pincite.runs`): an ingest's, per file then
+    once, and an extraction's. `PINCITE_FAULTS` names them `run.<step>[.done]`."""
+
+    ACQUIRE = "acquire"
+    INSPECT = "inspect"
+    PARSE = "parse"
+    STORE = "store"
+    SEGMENT_EMBED = "segment_embed"
+    PUBLISH = "publish"
+    CASE = "case"
+    EXTRACT = "extract"
+    VALIDATE = "validate"
+    DECIDE = "decide"
+    WRITE = "write"
+
+
 def sql_in(vocabulary: type[StrEnum]) -> str:
     """Return the members of `vocabulary` as the text of a SQL `IN` list: `'a', 'b'`."""
     return ", ".join("'" + m.value.replace("'", "''") + "'" for m in vocabulary)

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import typer
 
-from . import documents, evaluation, extraction, ranking, releasing, retrieval, reviewing
+from . import (
+    documents,
+    durable,
+    evaluation,
+    extraction,
+    ranking,
+    releasing,
+    retrieval,
+    reviewing,
+)
 from .context import set_root_store
 from .options import StoreOpt
 
@@ -38,6 +47,7 @@ extraction.register(app)  # extract
 reviewing.register(app)   # review …, calibrate
 ranking.register(app)     # rank
 releasing.register(app)   # release …
+durable.register(app)     # worker, runs
 
 
 def main() -> None:

@@ -61,13 +61,17 @@ def ingest(
     ocr_dpi: OcrDpiOpt = 300,
     ocr_max_pages: OcrPagesOpt = 500,
     ocr_page_seconds: OcrSecondsOpt = 60.0,
+    async_: Annotated[bool, typer.Option(
+        "--async", help="Enqueue the ingest as a durable run for `pincite worker` and print "
+        "its id (see `pincite runs`); the workers read the files at their absolute paths.")] = False,
     as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Ingest documents: new bytes become a revision, bad input is quarantined with a reason.
     Then build and publish an index generation for what changed (unless --no-publish).
-    The user of --as owns the sources it creates (it may change their ACLs).
+    The user of --as owns the sources it creates (it may change their ACLs). With --async
+    the work is a run of recorded steps that a worker carries out (docs/workers.md).
 
     PDF pages without a usable text layer (scans) are read by OCR (Tesseract); such a
     revision is flagged `ocr` and its citations say so.
@@ -90,6 +94,10 @@ def ingest(
 
             raise UsageError(f"--as {as_} is a principal of tenant {who.tenant!r}, not of "
                              f"{tenant!r}: give --tenant {who.tenant} or an --as of {tenant!r}")
+        if async_:
+            _enqueue_ingest(lib, store, who, paths, tenant, acl_given, source_id, password,
+                            not no_publish, embedder, follow_links, limits, json_)
+            return
         if not json_:
             note = f"acl {' '.join(acl_given)}" if acl_given else "acl * for new sources (default)"
             typer.echo(f"tenant {tenant} (default)" if tenant == "default" else f"tenant {tenant}", err=True)
@@ -123,6 +131,25 @@ def ingest(
                 c = built.manifest["counts"]
                 typer.echo(f"published generation {built.gen_id} ({c['chunks']} chunks, "
                            f"{c['embedded']} embedded)", err=True)
+
+
+def _enqueue_ingest(lib: Any, store: str | None, who: Any, paths: list[Path], tenant: str,
+                    acl: list[str] | None, source_id: str | None, password: str | None,
+                    publish: bool, embedder: str | None, follow_links: bool, limits: Any,
+                    json_: bool) -> None:
+    from ..errors import UsageError
+
+    if password is not None:
+        raise UsageError("--password is not stored in a run: ingest encrypted PDFs without --async")
+    book = lib.runs(store_url(store))
+    try:
+        run_id = book.submit_ingest(who, paths, tenant=tenant, acl=acl,
+                                    new_acl=None if acl else ["*"], source_id=source_id,
+                                    limits=limits, publish=publish, embedder=embedder,
+                                    follow_links=follow_links)
+    finally:
+        book.close()
+    out(json_, {"run_id": run_id, "queue": "ingest"}, run_id)
 
 
 def reparse(

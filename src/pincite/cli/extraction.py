@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .context import emit, errors, library, principal
+from .context import emit, errors, library, principal, store_url
 from .options import AsOpt, JsonOpt, StoreOpt
 
 
@@ -29,12 +29,16 @@ def extract(
         "--model-endpoint", help="OpenAI-compatible chat endpoint for the model-backed extractor "
         "(default: $PINCITE_MODEL_ENDPOINT; without one the deterministic extractor runs).")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name at the endpoint.")] = None,
+    async_: Annotated[bool, typer.Option(
+        "--async", help="Enqueue the extraction as a durable run for `pincite worker` and "
+        "print its id, which the stored run also bears (see `pincite runs`).")] = False,
     as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Extract one record per schema field from DOCS read as one case; validate, decide
-    (show / flag / review / abstain) and queue what needs a person.
+    (show / flag / review / abstain) and queue what needs a person. With --async the work
+    is a run of recorded steps that a worker carries out (docs/workers.md).
 
     Example: pincite extract --schema examples/tender/schema.yaml tender/pliego.pdf \\
     tender/anexo-tecnico.docx --as demo:ana:analysts --out reports/dictamen
@@ -42,6 +46,24 @@ def extract(
     from ..library import records_json
 
     endpoint = model_endpoint or os.environ.get("PINCITE_MODEL_ENDPOINT")
+    if async_:
+        with errors(), library(store) as lib:
+            if out is not None:
+                from ..errors import UsageError
+
+                raise UsageError("--out is not written by a worker: read the records of the "
+                                 "run with `pincite review` or run extract without --async")
+            book = lib.runs(store_url(store))
+            try:
+                run_id = book.submit_extract(principal(as_), schema, docs, case_id=case,
+                                             model_endpoint=endpoint, model=model)
+            finally:
+                book.close()
+        if json_:
+            emit({"run_id": run_id, "queue": "extract"})
+        else:
+            typer.echo(run_id)
+        return
     with errors(), library(store) as lib:
         result = lib.extract(principal(as_), schema, docs, case_id=case, model_endpoint=endpoint,
                              model=model, out=out)

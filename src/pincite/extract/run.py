@@ -127,9 +127,25 @@ def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Seq
     records = validate(records, schema, case.verifier)
     records = decide_all(records, schema, thresholds)
     records = carry_forward(store, case, records)  # a person's decision outlives a re-run
+    run, queued = save_run(store, principal, schema, case, records, extractor.identity(run_id),
+                           run_id, audit=audit, persist=persist)
+    return ExtractionResult(run, records, queued, case)
+
+
+def ordered_records(records: Sequence[FieldRecord], case: Case) -> list[FieldRecord]:
+    """Return the records with their provenance in the case's reading order."""
+    return [_in_reading_order(r, case) for r in records]
+
+
+def save_run(store: Store, principal: Principal, schema: Schema, case: Case,
+             records: Sequence[FieldRecord], identity: dict[str, Any], run_id: str, *,
+             audit: Callable[[QueueEntry], bool] | None = None,
+             persist: bool = True) -> tuple[dict[str, Any], int]:
+    """Store a run's decided records and queue what needs a person (unless not
+    `persist`); return the run row and how many review items it queued."""
     due = due_at(records, schema)
     run = {"run_id": run_id, "case_id": case.case_id, "schema_name": schema.name,
-           "schema_digest": schema.digest, "extractor": extractor.identity(run_id),
+           "schema_digest": schema.digest, "extractor": identity,
            "docs": [{"doc_id": d.doc_id, "doc_sha256": d.rev.sha256} for d in case.docs],
            "source_ids": case.source_ids(), "due_at": due}
     queued = 0
@@ -144,4 +160,4 @@ def run_extraction(store: Store, principal: Principal, schema: Schema, docs: Seq
         queued = store.save_extraction(principal.tenant, {**run, "checks": schema.checks()},
                                        [r.to_dict() for r in records], queue, timestamp(),
                                        guard=case_guard(store, principal, case.case_id))
-    return ExtractionResult(run, records, queued, case)
+    return run, queued

@@ -12,6 +12,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
     │   ├── InvalidGold (400)         an evaluation's gold file that does not validate
     │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
+    │   ├── InvalidTarget (400)       a fill target that is not a readable .xlsx within the limits
     │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
@@ -90,6 +91,17 @@ class InvalidSchema(UsageError):
     """An extraction schema file is malformed; the message names the file and the path."""
 
     code = "invalid_schema"
+
+
+class InvalidTarget(UsageError):
+    """A fill target workbook refused: not an .xlsx, unreadable, or past a limit."""
+
+    code = "invalid_target"
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(f"target {Path(path).name}: {why}; give --target an .xlsx workbook "
+                         "within the limits")
+        self.path = str(path)
 
 
 class OutputUnwritable(UsageError):

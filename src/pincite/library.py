@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .extract.schema import Schema
     from .facts.atomic import AtomicFact
     from .facts.canonical import CanonicalTable
+    from .fill.run import FillResult
     from .index.deletion import DeleteResult
     from .index.generations import BuildResult
     from .index.policy import RankingPolicy
@@ -421,6 +422,14 @@ class Library:
             raise UsageError(f"unknown value type {bad[0]!r}: use one of {', '.join(VALUE_TYPES)}")
         rev, layer = self.document(principal, doc)
         return extract_facts(layer, rev.doc_id, types=list(types) if types else None)
+
+    def fill(self, principal: Principal, target: str | Path, docs: Sequence[str], **kw: Any
+             ) -> FillResult:
+        """Fill a copy of the target workbook from `docs` as `principal` reads them (see
+        `fill.run.run_fill`: out, marks, trace, review, model_endpoint…); return the run."""
+        from .fill.run import run_fill
+
+        return run_fill(self.store, principal, Path(target), docs, **kw)
 
     # ---- review and calibration -------------------------------------------------------
 

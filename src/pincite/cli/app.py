@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import documents, evaluation, extraction, retrieval, reviewing
+from . import documents, evaluation, extraction, filling, retrieval, reviewing
 from .context import set_root_store
 from .options import StoreOpt
 
@@ -35,6 +35,7 @@ documents.register(app)   # ingest, reparse, acl, sources, show, tables, facts, 
 evaluation.register(app)  # eval …
 retrieval.register(app)   # search, ask, delete, index …
 extraction.register(app)  # extract
+filling.register(app)     # fill
 reviewing.register(app)   # review …, calibrate
 
 

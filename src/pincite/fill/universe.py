@@ -1,0 +1,99 @@
+"""The fact universe of a fill (`facts.json`): every source document's canonical tables and
+numeric atomic facts, read with the principal's authorization.
+
+Each document is resolved as the principal (`resolve_doc`): one it may not see is "not
+found" and the fill stops, so no fact of it can ever be cited. A table-cell fact carries
+its table id, grid position, row and column paths, its column's `Period`, unit, scale and
+measure family (`label_class` of its row); a prose fact carries its section path.
+Only number, money and percent facts can support a written number; the others are
+counted, not kept.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Any
+
+from ..cite.resolve import resolve_doc
+from ..errors import NotFound
+from ..facts.atomic import extract_facts
+from ..facts.canonical import canonical_tables
+from ..model import Principal
+from .labels import label_class, period_of
+
+SCHEMA_NAME = "pincite.fill.facts"
+NUMERIC = ("number", "money", "percent")
+
+
+def _table_record(t: Any, media_type: str) -> dict[str, Any]:
+    rows: dict[int, list[str]] = {}
+    cols: dict[int, list[str]] = {}
+    for c in t.cells:
+        if c.header is None:
+            if c.row_path:
+                rows.setdefault(c.row, list(c.row_path))
+            if c.column_path:
+                cols.setdefault(c.col, list(c.column_path))
+    periods = {k: period_of(p) for k, p in cols.items()}
+    return {
+        "table_id": t.table_id, "doc_id": t.doc_id, "media_type": media_type,
+        "caption": t.caption, "title_path": list(t.title_path), "intro": t.intro,
+        "unit": t.unit, "scale": t.scale, "period_grain": t.period_grain, "entity": t.entity,
+        "page": t.page, "locator": t.locator, "sheet": t.sheet,
+        "rows": [{"row": r, "row_path": p} for r, p in sorted(rows.items())],
+        "columns": [{"col": k, "column_path": p,
+                     "period": {"year": periods[k].year, "grain": periods[k].grain,
+                                "scenario": periods[k].scenario}}
+                    for k, p in sorted(cols.items())],
+    }
+
+
+def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dict[str, Any]:
+    """Return the fact universe of `docs` as the principal may read them (`facts.json`)."""
+    documents, tables, facts = [], [], []
+    total = by_origin_table = 0
+    seen: set[str] = set()
+    for doc in docs:
+        rev = resolve_doc(store, principal, doc)
+        if rev.doc_id in seen:
+            continue
+        seen.add(rev.doc_id)
+        layer = store.text_layer(rev)
+        if layer is None:
+            raise NotFound("document", doc)
+        ctabs = canonical_tables(layer, rev.doc_id)
+        pages = max((e.page or 0 for e in layer.elements), default=0)
+        documents.append({"doc": doc, "doc_id": rev.doc_id, "sha256": rev.sha256,
+                          "media_type": rev.media_type, "text_layer": layer.layer_id,
+                          "pages": pages, "tables": len(ctabs)})
+        recs = [_table_record(t, rev.media_type) for t in ctabs]
+        tables.extend(recs)
+        spans = sorted((c.char_start, c.char_end, ti, c) for ti, t in enumerate(ctabs)
+                       for c in t.cells)
+        starts = [s[0] for s in spans]
+        for f in extract_facts(layer, rev.doc_id):
+            total += 1
+            if f.origin_type == "table_cell":
+                by_origin_table += 1
+            if f.value_type not in NUMERIC or f.normalized_value is None:
+                continue
+            d = f.to_dict()
+            for k in ("qualifiers", "qualifier_start", "qualifier_end", "search_text"):
+                d.pop(k, None)
+            d["table_id"] = d["grid_row"] = d["grid_col"] = None
+            d["source_media_type"] = rev.media_type
+            i = bisect.bisect_right(starts, f.char_start) - 1
+            if f.origin_type == "table_cell" and i >= 0 and spans[i][1] >= f.char_end:
+                _, _, ti, cell = spans[i]
+                d["table_id"] = ctabs[ti].table_id
+                d["grid_row"], d["grid_col"] = cell.row, cell.col
+            p = period_of(f.column_path or f.section_path)
+            d["period"] = {"year": p.year, "grain": p.grain, "scenario": p.scenario}
+            d["family"] = label_class(f.row_path[-1]) if f.row_path else None
+            facts.append(d)
+    return {"schema_name": SCHEMA_NAME, "version": 1, "documents": documents,
+            "tables": tables, "facts": facts,
+            "counts": {"facts_total": total, "facts_table_cell": by_origin_table,
+                       "facts_numeric": len(facts), "tables": len(tables),
+                       "pages": sum(d["pages"] for d in documents)}}

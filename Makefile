@@ -50,6 +50,10 @@ run: venv-run
 	$(PINCITE) --store $(STORE) extract --schema examples/tender/schema.yaml \
 		tender/pliego.pdf tender/anexo-tecnico.docx tender/anuncio.html \
 		--as demo:ana:analysts --out $(RUNDIR)/dictamen
+	@echo "--- the workbook fill: examples/workbook/operating-model.xlsx from the report and key figures"
+	$(PINCITE) --store $(STORE) fill --target examples/workbook/operating-model.xlsx \
+		workbook/annual-report.pdf workbook/key-figures.xlsx --as demo:ana:analysts \
+		--marks examples/workbook/marks.csv --out $(RUNDIR)/fill
 
 test: venv
 	$(PY) -m pytest -q -p no:cacheprovider

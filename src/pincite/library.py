@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .extract.schema import Schema
     from .facts.atomic import AtomicFact
     from .facts.canonical import CanonicalTable
-    from .fill.run import FillResult
+    from .fill.solve import FillResult
     from .index.deletion import DeleteResult
     from .index.generations import BuildResult
     from .index.policy import RankingPolicy
@@ -426,8 +426,8 @@ class Library:
     def fill(self, principal: Principal, target: str | Path, docs: Sequence[str], **kw: Any
              ) -> FillResult:
         """Fill a copy of the target workbook from `docs` as `principal` reads them (see
-        `fill.run.run_fill`: out, marks, trace, review, model_endpoint…); return the run."""
-        from .fill.run import run_fill
+        `fill.solve.run_fill`: out, marks, trace, review, model_endpoint…); return the run."""
+        from .fill.solve import run_fill
 
         return run_fill(self.store, principal, Path(target), docs, **kw)
 

@@ -3,7 +3,7 @@ cited cell; ambiguity stops a write; coverage shows what the sources held and th
 
 - `labels`    synonym classes (EN/ES), label and path similarity, periods
 - `target`    compile the target workbook into tables of cells to fill
-- `universe`  the fact universe of the sources, read with the principal's authorization
+- `fact_universe` the fact universe of the sources, read with the principal's authorization
 - `route`     tables before cells: RRF over filters, BM25 and vectors
 - `align`     target rows/columns to source rows/columns
 - `convert`   a fact's value in the target's unit and scale
@@ -13,5 +13,5 @@ cited cell; ambiguity stops a write; coverage shows what the sources held and th
 - `coverage`  coverage obligations and marks
 - `output`    the filled copy, audit.json, report.html
 - `trace`     OpenTelemetry spans as JSON lines
-- `run`       the stages in order, with checkpoints
+- `solve`     the stages in order, with checkpoints
 """

@@ -30,7 +30,7 @@ from .align import as_period
 from .convert import convert
 from .labels import extra_tokens, period_match
 
-W = {"row": 8.0, "column": 6.0, "period": 10.0, "unit": 4.0, "route": 3.0, "source": 1.0,
+W = {"row": 8.0, "column": 6.0, "period": 10.0, "unit": 4.0, "route": 1.0, "source": 1.0,
      "agreement": 1.0, "negatives": 2.0}
 MIN_SCORE = 18.0
 MARGIN = 3.0

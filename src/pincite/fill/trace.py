@@ -95,6 +95,17 @@ class Tracer:
             self._provider.shutdown()
 
 
+def default_trace(out: Path | None) -> Path | None:
+    """Return `out/trace.jsonl` when there is an output folder and the SDK is installed."""
+    if out is None:
+        return None
+    try:
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError:
+        return None
+    return Path(out) / "trace.jsonl"
+
+
 def set_attrs(span: Any, attrs: Mapping[str, Any]) -> None:
     """Set attributes on a span when there is one."""
     if span is not None:

@@ -40,8 +40,8 @@ from .program import fill_program
 from .rank import MARGIN, MIN_SCORE, rank_cells
 from .route import route_tables
 from .target import check_target, compile_target
-from .trace import Tracer, set_attrs
-from .universe import build_universe
+from .trace import Tracer, default_trace, set_attrs
+from .fact_universe import build_universe
 
 STAGES = ("compile", "facts", "route", "rank", "program", "coverage", "outputs")
 CHECKPOINTS = "checkpoints.json"
@@ -189,7 +189,7 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
         "revisions": [[r.doc_id, r.sha256] for r in revs], "marks": user_marks,
         "min_score": min_score, "margin": margin, "principal": str(principal),
         "fallback": fallback is not None, "code": code_digest()})).hexdigest()
-    tracer = Tracer(trace)
+    tracer = Tracer(trace if trace is not None else default_trace(out))
     steps = _Steps(out, inputs, tracer)
     stem = target.stem
     filled_name = f"{stem}.filled.xlsx"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook

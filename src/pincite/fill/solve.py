@@ -35,13 +35,13 @@ from ..cite.resolve import resolve_doc
 from ..errors import OutputUnwritable
 from ..model import Principal
 from .coverage import marks_template, obligations, read_marks, validate_coverage
+from .fact_universe import build_universe
 from .output import audit, filled_workbook, report_html, summary_line
 from .program import fill_program
 from .rank import MARGIN, MIN_SCORE, rank_cells
 from .route import route_tables
 from .target import check_target, compile_target
 from .trace import Tracer, default_trace, set_attrs
-from .fact_universe import build_universe
 
 STAGES = ("compile", "facts", "route", "rank", "program", "coverage", "outputs")
 CHECKPOINTS = "checkpoints.json"

@@ -4,6 +4,8 @@
 applied); of a percent, the percentage itself. The conversion is one of:
 
 - `none`            a percent, or a target and source in the same scale
+- `percent_to_fraction`  a percent written into a cell formatted as a percentage (Excel
+                    holds 4% as 0.04): divided by 100
 - `rescale`         the normalised value divided by the target's scale (`factor`)
 - `as_source`       the target names no scale: the number as the source prints it
 - `scale_unstated`  the target names a scale the source does not: the printed number,
@@ -31,10 +33,12 @@ def _dec(x: Any) -> Decimal | None:
 
 
 def conversion_for(fact: Mapping[str, Any], target_scale: str | None,
-                   target_unit: str | None) -> dict[str, Any]:
+                   target_unit: str | None, number_format: str = "") -> dict[str, Any]:
     """Return the conversion that takes a fact to the target cell's unit and scale."""
     src = fact.get("scale")
     if fact["value_type"] == "percent" or target_unit == "%":
+        if "%" in number_format and fact["value_type"] == "percent":
+            return {"kind": "percent_to_fraction", "factor": "100"}
         return {"kind": "none"}
     if target_scale is None:
         return {"kind": "as_source", "from": src, "factor": str(SCALES.get(src or "units", 1))}
@@ -57,9 +61,10 @@ def apply(conv: Mapping[str, Any], normalized_value: Any) -> Decimal | None:
     return v / factor
 
 
-def convert(fact: Mapping[str, Any], target_scale: str | None,
-            target_unit: str | None) -> tuple[str, dict[str, Any]]:
-    """Return (value as a canonical decimal string, conversion) of a fact for a cell."""
-    conv = conversion_for(fact, target_scale, target_unit)
+def convert(fact: Mapping[str, Any], cell: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Return (value as a canonical decimal string, conversion) of a fact for a target
+    cell (its `scale`, `unit`, `number_format`)."""
+    conv = conversion_for(fact, cell.get("scale"), cell.get("unit"),
+                          str(cell.get("number_format") or ""))
     v = apply(conv, fact["normalized_value"])
     return (canonical(v) if v is not None else "nan"), conv

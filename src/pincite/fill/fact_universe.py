@@ -12,6 +12,7 @@ counted, not kept.
 from __future__ import annotations
 
 import bisect
+from decimal import Decimal, InvalidOperation
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,8 @@ from ..errors import NotFound
 from ..facts.atomic import extract_facts
 from ..facts.canonical import canonical_tables
 from ..model import Principal
+from ..parse.tables.cues import find_scale
+from ..values import SCALES, canonical
 from .labels import label_class, period_of
 
 SCHEMA_NAME = "pincite.fill.facts"
@@ -49,6 +52,24 @@ def _table_record(t: Any, media_type: str) -> dict[str, Any]:
     }
 
 
+def _scale_from_headers(d: dict[str, Any], f: Any, table: dict[str, Any] | None) -> None:
+    """Set a fact's scale from its own header paths (`£m`, `(in millions)`) or its table's
+    caption and titles, when its cell and table meta name none."""
+    texts = [*f.column_path, *f.row_path]
+    if table is not None:
+        texts += [table.get("caption") or "", *(table.get("title_path") or ()),
+                  table.get("intro") or ""]
+    scale = find_scale(" ".join(texts))
+    if scale and scale in SCALES and d.get("normalized_value") is not None:
+        try:
+            amount = Decimal(str(d["normalized_value"]))
+        except InvalidOperation:
+            return
+        d["scale"] = scale
+        d["normalized_value"] = canonical(amount * SCALES[scale])
+        d["flags"] = [*d.get("flags", []), "scale_from_headers"]
+
+
 def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dict[str, Any]:
     """Return the fact universe of `docs` as the principal may read them (`facts.json`)."""
     documents, tables, facts = [], [], []
@@ -69,6 +90,7 @@ def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dic
                           "pages": pages, "tables": len(ctabs)})
         recs = [_table_record(t, rev.media_type) for t in ctabs]
         tables.extend(recs)
+        tables_by_id = {r["table_id"]: r for r in recs}
         spans = sorted((c.char_start, c.char_end, ti, c) for ti, t in enumerate(ctabs)
                        for c in t.cells)
         starts = [s[0] for s in spans]
@@ -88,6 +110,9 @@ def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dic
                 _, _, ti, cell = spans[i]
                 d["table_id"] = ctabs[ti].table_id
                 d["grid_row"], d["grid_col"] = cell.row, cell.col
+            if (f.scale is None and f.value_type in ("number", "money")
+                    and f.origin_type == "table_cell"):
+                _scale_from_headers(d, f, tables_by_id.get(d["table_id"]))
             p = period_of(f.column_path or f.section_path)
             d["period"] = {"year": p.year, "grain": p.grain, "scenario": p.scenario}
             d["family"] = label_class(f.row_path[-1]) if f.row_path else None

@@ -68,7 +68,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 _STOP = frozenset("""the of and a an in for to on at by from as its our total
 el la los las de del y en para por con su sus""".split())
 _FOOTNOTE_RE = re.compile(r"(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+|[†‡§]|(?<=[a-z])\d)$")
-_WORD_RE = re.compile(r"[a-z0-9&]+")
+_WORD_RE = re.compile(r"[a-z0-9]+")
 _PAREN_RE = re.compile(r"\([^)]*\)")
 
 
@@ -83,7 +83,7 @@ def _bare(text: str) -> str:
     t = fold(text)
     t = _FOOTNOTE_RE.sub("", t).strip()
     t = _PAREN_RE.sub(" ", t)
-    t = re.sub(r"[^a-z0-9& ]+", " ", t.replace("'", ""))
+    t = re.sub(r"[^a-z0-9& ]+", " ", t.replace("'", "")).replace("&", " and ")
     return " ".join(t.split())
 
 

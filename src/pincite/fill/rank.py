@@ -6,8 +6,9 @@ columns its row and column align with. Each gets score parts:
 - `row`      path similarity of the row paths × `W["row"]`
 - `column`   share of the target column's non-period words the source column has × `W["column"]`
 - `period`   `W["period"]` when the periods match (0 when neither names one)
-- `unit`     `W["unit"]` when unit and scale are known on both sides and compatible, half
-             when a scale is unstated, `-W["unit"]` for a percent against an amount
+- `unit`     `W["unit"]` when unit and scale are known on both sides and compatible,
+             `-2 W["unit"]` when the target names a scale the source does not state, and
+             `-3 W["unit"]` for a percent against an amount
 - `route`    `W["route"]` / the source table's route rank
 - `source`   authority: `W["source"]` for a table cell, half for a value in prose
 - `agreement` `W["agreement"]` when another document gives the same value for the cell
@@ -42,8 +43,8 @@ def _unit_part(cell: Mapping[str, Any], fact: Mapping[str, Any], conv: Mapping[s
     f_pct = fact["value_type"] == "percent" or fact.get("unit") == "%"
     if t_pct != f_pct:
         return -3 * W["unit"]  # a percent for an amount, or the reverse: never the same
-    if conv["kind"] in ("scale_unstated",):
-        return W["unit"] / 2
+    if conv["kind"] == "scale_unstated":  # the target names a scale the source does not
+        return -2 * W["unit"]
     tu, fu = cell.get("unit"), fact.get("currency") or fact.get("unit")
     if tu and fu and tu != fu and not t_pct:
         return -W["unit"]
@@ -68,7 +69,7 @@ def cell_candidates(cell: Mapping[str, Any], routes: Sequence[Mapping[str, Any]]
         for sr in row["source_rows"]:
             for sc in col["source_cols"]:
                 for f in facts_at.get((route["source_table"], sr["row"], sc["col"]), ()):
-                    value, conv = convert(f, cell.get("scale"), cell.get("unit"))
+                    value, conv = convert(f, cell)
                     pm = period_match(tp, as_period(f["period"]))
                     parts = {
                         "row": round(sr["similarity"] * W["row"], 4),

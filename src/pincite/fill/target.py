@@ -153,8 +153,17 @@ def _table(sh: _Sheet, start: int, end: int, n: int) -> dict[str, Any]:
         else:
             break
     body_start = r
-    caption: list[str] = []
     rr = start - 1
+    while rr >= 1:  # spanning headers above the periods ("Domestic", "International")
+        vals = sh.row_values(rr)
+        if vals and all(k >= first_col and isinstance(v, str) and not _is_formula(v)
+                        and not _period_cell(v) for k, v in vals):
+            head_rows.insert(0, rr)
+            cols = sorted(set(cols) | {k for k, _ in vals})
+            rr -= 1
+        else:
+            break
+    caption: list[str] = []
     while rr >= 1 and len(caption) < MAX_CAPTION_ROWS:
         vals = sh.row_values(rr)
         if not vals:

@@ -51,10 +51,10 @@ from ..parse.tables.cues import find_scale, find_unit
 GRID_MIN = (14.0, 16.0, 18.0, 20.0, 22.0, 24.0)
 GRID_MARGIN = (1.0, 2.0, 3.0, 4.0, 5.0)
 WRONG_WEIGHT = 10.0  # the figure folds maximise: (right - 10 × wrong) / cells
-MAX_EXAMPLES = 20
+MAX_EXAMPLES = 60
 _NUM_RE = re.compile(r"-?\d[\d,]*\.?\d*")
 _PERIOD_STYLES = ("FY{y}", "{y}A", "Fiscal {y}", "FY{yy}", "Ejercicio {y}", "{y}")
-_NEXT_SCALE = {"thousands": ("millions", "USD millions"), "millions": ("billions", "USD billions")}
+_NEXT_SCALE = {"thousands": ("millions",), "millions": ("billions",)}
 
 
 def _h(text: str) -> int:
@@ -142,7 +142,8 @@ def build_case(ctx: Mapping[str, Any]) -> dict[str, Any] | None:
     wb = Workbook()
     ws = wb.active
     ws.title = "Model"
-    ws.append([f"Operating model ({relabel[1]})" if relabel else "Operating model"])
+    cur = find_unit(text) if find_unit(text) not in (None, "%") else "USD"
+    ws.append([f"Operating model ({cur} {relabel[0]})" if relabel else "Operating model"])
     ws.append([])
     top = 3
     year_row = next((i for i in range(h) if any(period_of([x]).year for x in raw[i][1:])), None)
@@ -250,6 +251,8 @@ def classify(cell: Mapping[str, Any], decision: Mapping[str, Any] | None,
     if decision.get("reason") == "ambiguous":
         return "unresolved", "ambiguous"
     ids = {c["fact_id"] for c in decision.get("candidates") or ()}
+    if decision.get("reason") == "scale_unstated":
+        return "unresolved", "wrong_unit"
     if expected_fact["fact_id"] in ids:
         return "unresolved", "wrong_unit" if decision.get("reason") == "below_min_score" else "ambiguous"
     same_row = [c for c in decision.get("candidates") or ()
@@ -282,6 +285,7 @@ def _score(case: Mapping[str, Any], res: Any, decisions: Mapping[str, Mapping[st
             w = writes.get(cid)
             win = facts.get(w["source_fact_ids"][0]) if w else None
             records.append({"case_id": f"{case['uid']}:{cell['ref']}", "target_cell": cid,
+                            "outcome": outcome,
                             "expected": str(cell["expected"]),
                             "actual": w["value"] if w else None, "failure_class": cls,
                             "winner": _fact_view(win), "expected_fact": _fact_view(exp_fact),

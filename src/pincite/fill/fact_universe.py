@@ -39,11 +39,12 @@ def _table_record(t: Any, media_type: str) -> dict[str, Any]:
             if c.column_path:
                 cols.setdefault(c.col, list(c.column_path))
     periods = {k: period_of(p) for k, p in cols.items()}
+    heads = " ".join(c.text for c in t.cells if c.header is not None)[:2000]
     return {
         "table_id": t.table_id, "doc_id": t.doc_id, "media_type": media_type,
         "caption": t.caption, "title_path": list(t.title_path), "intro": t.intro,
         "unit": t.unit, "scale": t.scale, "period_grain": t.period_grain, "entity": t.entity,
-        "page": t.page, "locator": t.locator, "sheet": t.sheet,
+        "page": t.page, "locator": t.locator, "sheet": t.sheet, "header_text": heads,
         "rows": [{"row": r, "row_path": p} for r, p in sorted(rows.items())],
         "columns": [{"col": k, "column_path": p,
                      "period": {"year": periods[k].year, "grain": periods[k].grain,
@@ -52,13 +53,20 @@ def _table_record(t: Any, media_type: str) -> dict[str, Any]:
     }
 
 
+def _plain(text: str) -> str | None:
+    from ..values import parse_value
+
+    v = parse_value(text, 0, len(text))
+    return canonical(v.amount) if v is not None and v.amount is not None else None
+
+
 def _scale_from_headers(d: dict[str, Any], f: Any, table: dict[str, Any] | None) -> None:
-    """Set a fact's scale from its own header paths (`£m`, `(in millions)`) or its table's
-    caption and titles, when its cell and table meta name none."""
+    """Set a fact's scale from its own header paths (`£m`, `(in millions)`), else its
+    table's header cells, caption and titles, when its cell and table meta name none."""
     texts = [*f.column_path, *f.row_path]
     if table is not None:
         texts += [table.get("caption") or "", *(table.get("title_path") or ()),
-                  table.get("intro") or ""]
+                  table.get("intro") or "", table.get("header_text") or ""]
     scale = find_scale(" ".join(texts))
     if scale and scale in SCALES and d.get("normalized_value") is not None:
         try:
@@ -110,7 +118,15 @@ def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dic
                 _, _, ti, cell = spans[i]
                 d["table_id"] = ctabs[ti].table_id
                 d["grid_row"], d["grid_col"] = cell.row, cell.col
-            if (f.scale is None and f.value_type in ("number", "money")
+            if f.value_type == "percent" and "unit_from_table" in f.flags and not any(
+                    "%" in x or "percent" in x.casefold() for x in (f.value, *f.row_path,
+                                                                   *f.column_path)):
+                # "(in thousands, except percentages)" makes every plain number of the table
+                # a percent; a cell is one only where it, or its own headers, say so
+                d["value_type"], d["unit"] = "number", None
+                d["normalized_value"] = _plain(f.value)
+                d["flags"] = [*d["flags"], "percent_from_table_dropped"]
+            if (d["value_type"] in ("number", "money") and d["scale"] is None
                     and f.origin_type == "table_cell"):
                 _scale_from_headers(d, f, tables_by_id.get(d["table_id"]))
             p = period_of(f.column_path or f.section_path)

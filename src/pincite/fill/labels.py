@@ -65,7 +65,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "stores": ("stores", "store count", "number of stores", "tiendas", "numero de tiendas"),
 }
 
-_STOP = frozenset("""the of and a an in for to on at by from as its our total
+_STOP = frozenset("""the of and a an in for to on at by from as its our
 el la los las de del y en para por con su sus""".split())
 _FOOTNOTE_RE = re.compile(r"(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+|[†‡§]|(?<=[a-z])\d)$")
 _WORD_RE = re.compile(r"[a-z0-9]+")
@@ -79,10 +79,19 @@ def fold(text: str) -> str:
     return " ".join(t.casefold().replace("’", "'").split())
 
 
+def _paren(m: re.Match[str]) -> str:
+    inner = m.group(0)[1:-1]
+    from ..parse.tables.cues import find_scale, find_unit
+
+    if len(inner) <= 2 or inner.isdigit() or find_scale(inner) or find_unit(inner):
+        return " "  # a footnote mark, a unit or a scale: not part of the measure's name
+    return " " + inner + " "
+
+
 def _bare(text: str) -> str:
     t = fold(text)
     t = _FOOTNOTE_RE.sub("", t).strip()
-    t = _PAREN_RE.sub(" ", t)
+    t = _PAREN_RE.sub(_paren, t)
     t = re.sub(r"[^a-z0-9& ]+", " ", t.replace("'", "")).replace("&", " and ")
     return " ".join(t.split())
 
@@ -108,6 +117,10 @@ def label_class(text: str) -> str | None:
     return None
 
 
+def _is_total(text: str) -> bool:
+    return _bare(text).startswith(("total ", "total"))
+
+
 def _stem(w: str) -> str:
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
@@ -125,8 +138,8 @@ def label_tokens(text: str) -> frozenset[str]:
 def label_similarity(a: str, b: str) -> float:
     """Return how alike two labels are: 1.0 same class or words, else token Jaccard."""
     ca, cb = label_class(a), label_class(b)
-    if ca is not None and ca == cb:
-        return 1.0
+    if ca is not None and ca == cb:  # "Sales" and "Total sales" are one family, two rows
+        return 1.0 if _is_total(a) == _is_total(b) else 0.9
     ta, tb = label_tokens(a), label_tokens(b)
     if ca is not None and cb is not None:
         return 0.0  # two different named families: never the same row
@@ -153,12 +166,12 @@ def path_similarity(target: Sequence[str], source: Sequence[str]) -> float:
 
 
 def extra_tokens(target: Sequence[str], source: Sequence[str]) -> int:
-    """Return how many words the source's leaf label has that the target's lacks (a
-    qualifier such as "adjusted" or "restated" that may change the measure)."""
+    """Return how many words one leaf label has that the other lacks (a qualifier such as
+    "adjusted", "restated" or "total" that may change the measure); 0 for one family."""
     if not target or not source or label_class(target[-1]) is not None and (
             label_class(target[-1]) == label_class(source[-1])):
         return 0
-    return len(label_tokens(source[-1]) - label_tokens(target[-1]))
+    return len(label_tokens(source[-1]) ^ label_tokens(target[-1]))
 
 
 # ---- periods ---------------------------------------------------------------------------

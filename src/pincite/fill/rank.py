@@ -9,15 +9,16 @@ columns its row and column align with. Each gets score parts:
 - `unit`     `W["unit"]` when unit and scale are known on both sides and compatible,
              `-2 W["unit"]` when the target names a scale the source does not state, and
              `-3 W["unit"]` for a percent against an amount
-- `route`    `W["route"]` / the source table's route rank
+- `route`    `W["route"]` × the share of the target table its source table aligns
 - `source`   authority: `W["source"]` for a table cell, half for a value in prose
 - `agreement` `W["agreement"]` when another document gives the same value for the cell
 - `negatives` `-W["negatives"]` per word the source row label adds (`adjusted`), up to 3
 
 The winner is written only when its score is at least `MIN_SCORE` and it beats the best
 candidate *with another value* by `MARGIN` (two sources that agree do not block each
-other); else the cell is unresolved: `no_candidate`, `below_min_score` or `ambiguous`
-(both candidates kept).
+other); else the cell is unresolved: `no_candidate`, `scale_unstated` (the target names a
+scale the winner's source does not state), `below_min_score` or `ambiguous` (both
+candidates kept).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .align import as_period
 from .convert import convert
 from .labels import extra_tokens, period_match
 
-W = {"row": 8.0, "column": 6.0, "period": 10.0, "unit": 4.0, "route": 1.0, "source": 1.0,
+W = {"row": 8.0, "column": 6.0, "period": 10.0, "unit": 4.0, "route": 4.0, "source": 1.0,
      "agreement": 1.0, "negatives": 2.0}
 MIN_SCORE = 18.0
 MARGIN = 3.0
@@ -76,7 +77,7 @@ def cell_candidates(cell: Mapping[str, Any], routes: Sequence[Mapping[str, Any]]
                         "column": round(sc["words"] * W["column"], 4),
                         "period": W["period"] * max(pm, 0.0),
                         "unit": _unit_part(cell, f, conv),
-                        "route": round(W["route"] / route["rank"], 4),
+                        "route": round(W["route"] * route["alignment_coverage"], 4),
                         "source": W["source"] if f["origin_type"] == "table_cell" else W["source"] / 2,
                         "agreement": 0.0,
                         "negatives": -W["negatives"] * min(3, extra_tokens(cell["row_path"],
@@ -119,6 +120,8 @@ def choose(cands: Sequence[Mapping[str, Any]], *, min_score: float = MIN_SCORE,
     kept = [dict(c) for c in cands[:MAX_CANDIDATES_KEPT]]
     base = {"winner": winner["fact_id"], "score": winner["score"], "margin": round(m, 4),
             "runner_up": rival["fact_id"] if rival else None, "parts": winner["parts"]}
+    if winner["conversion"]["kind"] == "scale_unstated":  # the target's scale, not the source's
+        return {"status": "unresolved", "reason": "scale_unstated", **base, "candidates": kept}
     if winner["score"] < min_score:
         return {"status": "unresolved", "reason": "below_min_score", **base, "candidates": kept}
     if rival is not None and m < margin:

@@ -11,7 +11,9 @@ the label (openpyxl's `alignment.indent`, or leading spaces), so `Services` inde
 A body cell under a period column is a fill *target* when blank, a *formula* cell when it
 holds a formula (never overwritten; its blank inputs are targets already), else *given*.
 Unit and scale come from the caption and header texts (`find_scale`, `find_unit`), a
-row's own label (`Revenue (EUR m)`) or a percent number format.
+row's own label (`Revenue (EUR m)`); a cell is a percentage when its number format, its
+row label or its column header holds `%` (words such as "rate" do not decide it:
+"Amount computed at the statutory rate" is an amount).
 
 The target file is validated first: an `.xlsx` name, a ZIP holding `xl/workbook.xml`,
 at most `MAX_TARGET_BYTES` bytes, `MAX_SHEETS` sheets and `MAX_SCAN_CELLS` cells read.
@@ -26,7 +28,7 @@ from typing import Any
 
 from ..errors import InvalidTarget
 from ..parse.tables.cues import find_scale, find_unit
-from .labels import label_class, period_of
+from .labels import period_of
 
 SCHEMA_NAME = "pincite.fill.target"
 MAX_TARGET_BYTES = 20 * 1024 * 1024
@@ -214,8 +216,7 @@ def _table(sh: _Sheet, start: int, end: int, n: int) -> dict[str, Any]:
             fmt = str(getattr(tc, "number_format", "") or "") if tc is not None else ""
             kind = "target" if v is None or _text(v) == "" else (
                 "formula" if _is_formula(v) else "given")
-            pct = "%" in fmt or "%" in label or label_class(label) is None and any(
-                w in label.casefold() for w in ("margin", "margen", "ratio", "rate"))
+            pct = "%" in fmt or "%" in label or any("%" in x for x in col["column_path"])
             ref = f"{get_column_letter(k)}{x}"
             cells.append({
                 "cell_id": f"{sh.title}!{ref}", "sheet": sh.title, "ref": ref, "row": x,

@@ -29,8 +29,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "cost_of_sales": ("cost of sales", "cost of goods sold", "cost of revenue",
                       "cost of revenues", "cogs", "coste de ventas", "costo de ventas",
                       "aprovisionamientos", "coste de las ventas"),
-    "gross_profit": ("gross profit", "gross margin", "beneficio bruto", "margen bruto",
-                     "resultado bruto"),
+    "gross_profit": ("gross profit", "beneficio bruto", "resultado bruto"),
     "ebitda": ("ebitda", "resultado bruto de explotacion"),
     "adjusted_ebitda": ("adjusted ebitda", "ebitda ajustado"),
     "operating_profit": ("operating profit", "operating income", "ebit",
@@ -151,8 +150,9 @@ def label_similarity(a: str, b: str) -> float:
 
 
 def path_similarity(target: Sequence[str], source: Sequence[str]) -> float:
-    """Return how alike two header paths are (0 … 1): the leaves weigh 0.75, the parents
-    0.25 (a target without parents is not penalised; a parent the source lacks is)."""
+    """Return how alike two header paths are (0 … 1): the leaves' similarity, halved when
+    none of the target's parents is among the source's (`RSUs > Granted` is not `PSUs >
+    Granted`); a target without parents is not penalised."""
     if not target or not source:
         return 0.0
     leaf = label_similarity(target[-1], source[-1])
@@ -162,7 +162,7 @@ def path_similarity(target: Sequence[str], source: Sequence[str]) -> float:
     if not tp:
         return leaf
     hits = sum(1 for p in tp if any(label_similarity(p, q) >= 0.5 for q in sp))
-    return 0.75 * leaf + 0.25 * hits / len(tp)
+    return leaf * (0.5 + 0.5 * hits / len(tp))
 
 
 def extra_tokens(target: Sequence[str], source: Sequence[str]) -> int:

@@ -12,8 +12,8 @@ counted, not kept.
 from __future__ import annotations
 
 import bisect
-from decimal import Decimal, InvalidOperation
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..cite.resolve import resolve_doc

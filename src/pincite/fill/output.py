@@ -100,17 +100,43 @@ def summary_line(a: Mapping[str, Any]) -> str:
             f"{s['unresolved_source_coverage']} unresolved")
 
 
-def report_html(a: Mapping[str, Any], coverage: Mapping[str, Any]) -> str:
-    """Return the fill's review page: writes with their cited quotes, unresolved cells
-    with reason and candidates, and the coverage obligations."""
+PX_PER_PT = 0.9
+CROP_PT = 90.0
+
+
+def _crop(c: Mapping[str, Any], pages: Mapping[str, tuple[str, float, float]]) -> str:
+    """Return the page-image crop of a citation with its box drawn, or "" without one."""
+    info = pages.get(f"{c['doc_id']}#{c.get('page')}")
+    if info is None or not c.get("bbox"):
+        return ""
+    cls, w, h = info
+    k = PX_PER_PT
+    x0, y0, x1, y1 = c["bbox"]
+    top = max(0.0, min(y0 - CROP_PT / 2, h - CROP_PT))
+    return (f"<div class='crop {cls}' style='width:{round(w * k)}px;height:{round(CROP_PT * k)}px;"
+            f"background-size:{round(w * k)}px {round(h * k)}px;background-position:0 "
+            f"-{round(top * k)}px'><div class='box' style='left:{round(x0 * k)}px;"
+            f"top:{round((y0 - top) * k)}px;width:{round((x1 - x0) * k)}px;"
+            f"height:{round((y1 - y0) * k)}px'></div></div>")
+
+
+def report_html(a: Mapping[str, Any], coverage: Mapping[str, Any],
+                pages: Mapping[str, tuple[str, float, float]] | None = None,
+                images: Mapping[str, str] | None = None) -> str:
+    """Return the fill's review page: writes with their cited quotes (and, for a PDF, the
+    cited box drawn on a crop of the page image), unresolved cells with reason and
+    candidates, and the coverage obligations. `pages` maps `doc_id#page` to (CSS class,
+    width pt, height pt); `images` maps the class to its PNG data URI."""
     e = html.escape
+    pages = pages or {}
     rows = []
     for w in a["writes"]:
         cites = "".join(
             f"<div class='cite' data-verified='{str(c['quote_verified']).lower()}'>"
             f"{e(c['doc_id'])} · {e(c['locator'])}"
             f"{' · p.' + str(c['page']) if c['page'] is not None else ''} — "
-            f"<mark class='box'>{e(c['quote'])}</mark></div>" for c in w["citations"])
+            f"<mark class='quote'>{e(c['quote'])}</mark>{_crop(c, pages)}</div>"
+            for c in w["citations"])
         rows.append(f"<tr id='{_anchor(w['cell_id'])}' class='write'><td>{e(w['cell_id'])}</td>"
                     f"<td class='value'>{e(w['value'])}</td><td>{e(w['conversion']['kind'])}"
                     f"</td><td>{w.get('score', '')}</td><td>{w.get('margin', '')}</td>"
@@ -127,11 +153,15 @@ def report_html(a: Mapping[str, Any], coverage: Mapping[str, Any]) -> str:
                    f"<td>{e(o['region_id'])}</td><td>{e(' > '.join(o['row_path']))}</td>"
                    f"<td>{e(o['state'])}</td></tr>" for o in coverage["obligations"])
     s = a["summary"]
+    css = "".join(f".{cls}{{background-image:url({uri})}}\n" for cls, uri in (images or {}).items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Fill report · {e(a['target'])}</title>
 <style>body{{font:14px system-ui,sans-serif;margin:2em}}table{{border-collapse:collapse;margin-bottom:2em}}
-td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top}}mark.box{{background:#ffe699;
-outline:2px solid #c90}}tr.unresolved{{background:#fff4d6}}tr.write{{background:#eef7e9}}</style>
+td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top}}mark.quote{{background:#ffe699}}
+tr.unresolved{{background:#fff4d6}}tr.write{{background:#eef7e9}}
+.crop{{position:relative;overflow:hidden;border:1px solid #999;margin-top:4px;background-repeat:no-repeat}}
+.box{{position:absolute;border:2px solid #d1242f;background:rgba(255,211,61,.25)}}
+{css}</style>
 </head><body><h1>Fill report · {e(a['target'])}</h1>
 <p id="summary">{s['target_cells']} cells · {s['written']} written ({s['verified']} verified) ·
 {s['unresolved']} unresolved · {s['unresolved_source_coverage']} coverage errors</p>

@@ -170,6 +170,31 @@ def _citations(store: Any, principal: Principal, program: dict[str, Any],
     return out
 
 
+def _page_images(store: Any, principal: Principal, a: dict[str, Any]
+                 ) -> tuple[dict[str, tuple[str, float, float]], dict[str, str]]:
+    """Return the page images the writes' PDF citations need: `doc_id#page` → (CSS class,
+    width pt, height pt), and class → PNG data URI (each page rendered once)."""
+    import base64
+
+    from ..parse.pdf.render import render_page_png
+
+    pages: dict[str, tuple[str, float, float]] = {}
+    images: dict[str, str] = {}
+    for w in a["writes"]:
+        for c in w["citations"]:
+            key = f"{c['doc_id']}#{c.get('page')}"
+            if key in pages or not c.get("bbox") or not c.get("page") or not c["quote_verified"]:
+                continue
+            rev = resolve_doc(store, principal, c["doc_id"])
+            if rev.media_type != "application/pdf":
+                continue
+            png, pw, ph = render_page_png(store.blobs.get(rev.tenant, rev.sha256), c["page"])
+            cls = f"pg{len(images) + 1}"
+            pages[key] = (cls, pw, ph)
+            images[cls] = "data:image/png;base64," + base64.b64encode(png).decode()
+    return pages, images
+
+
 def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str], *,
              out: Path | None = None, marks: Path | None = None, trace: Path | None = None,
              min_score: float = MIN_SCORE, margin: float = MARGIN, review: bool = False,
@@ -262,7 +287,8 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
                 a = audit(tgt, uni, program, cites, cov, names)
                 arts: dict[str, Any] = {"audit.json": a}
                 if out is not None:
-                    arts["report.html"] = report_html(a, cov)
+                    pages, images = _page_images(store, principal, a)
+                    arts["report.html"] = report_html(a, cov, pages, images)
                     arts[filled_name] = filled_workbook(data, program, cites)
                 return arts
 

@@ -103,8 +103,12 @@ def fill_program(ranking: Mapping[str, Any], universe: Mapping[str, Any],
         reason = c.get("reason") or "rejected_write"
         if c["cell_id"] in rejected_cells and c["status"] == "write":
             reason = "rejected_write"
-        unresolved.append({"cell_id": c["cell_id"], "reason": reason,
-                           "row_path": c["row_path"], "column_path": c["column_path"],
-                           "candidates": c.get("candidates", [])})
+        entry = {"cell_id": c["cell_id"], "reason": reason, "row_path": c["row_path"],
+                 "column_path": c["column_path"], "candidates": c.get("candidates", [])}
+        if c["cell_id"] in rejected_cells:
+            r = rejected_cells[c["cell_id"]]
+            entry["rejected"] = {"origin": r.get("origin"), "value": r.get("value"),
+                                 "error": r["validation"]["error"]}
+        unresolved.append(entry)
     return {"schema_name": "pincite.fill.program", "version": 1, "writes": writes,
             "rejected": rejected, "unresolved": unresolved}

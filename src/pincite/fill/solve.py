@@ -199,8 +199,8 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
              out: Path | None = None, marks: Path | None = None, trace: Path | None = None,
              min_score: float = MIN_SCORE, margin: float = MARGIN, review: bool = False,
              model_endpoint: str | None = None, model: str | None = None,
-             fallback: Callable[[dict[str, Any], dict[str, Any]], list[dict[str, Any]]]
-             | None = None) -> FillResult:
+             fallback: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]],
+                                list[dict[str, Any]]] | None = None) -> FillResult:
     """Fill a copy of `target` from `docs` as `principal` may read them; with `out`,
     write every artifact there and resume from its checkpoints. Return the result."""
     target = Path(target)
@@ -209,11 +209,16 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
         out = prepare_out(out, target)
     revs = [resolve_doc(store, principal, d) for d in docs]  # authorization first, always
     user_marks = read_marks(marks)
+    if fallback is None and model_endpoint:
+        from .fallback import ModelFallback
+
+        fallback = ModelFallback(model_endpoint, model)
     inputs = hashlib.sha256(_dump({
         "target": hashlib.sha256(data).hexdigest(),
         "revisions": [[r.doc_id, r.sha256] for r in revs], "marks": user_marks,
         "min_score": min_score, "margin": margin, "principal": str(principal),
-        "fallback": fallback is not None, "code": code_digest()})).hexdigest()
+        "fallback": [model_endpoint, model] if model_endpoint else fallback is not None,
+        "code": code_digest()})).hexdigest()
     tracer = Tracer(trace if trace is not None else default_trace(out))
     steps = _Steps(out, inputs, tracer)
     stem = target.stem
@@ -262,7 +267,7 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
 
             def _program() -> dict[str, Any]:
                 first = fill_program(ranking, uni)
-                extra = fallback(first, uni) if fallback is not None else []
+                extra = fallback(first, uni, ranking) if fallback is not None else []
                 return {"fill_program.json": fill_program(ranking, uni, extra) if extra else first}
 
             program = steps.run("program", _program)["fill_program.json"]

@@ -12,6 +12,7 @@ counted, not kept.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -27,6 +28,7 @@ from .labels import label_class, period_of
 
 SCHEMA_NAME = "pincite.fill.facts"
 NUMERIC = ("number", "money", "percent")
+_YEARLIKE = re.compile(r"^(?:19|20)\d{2}$")
 
 
 def _table_record(t: Any, media_type: str) -> dict[str, Any]:
@@ -106,9 +108,15 @@ def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dic
             total += 1
             if f.origin_type == "table_cell":
                 by_origin_table += 1
-            if f.value_type not in NUMERIC or f.normalized_value is None:
-                continue
             d = f.to_dict()
+            if (f.value_type == "period" and f.origin_type == "table_cell"
+                    and _YEARLIKE.match(f.value) and f.column_path):
+                # a bare 4-digit number in a table body under a column header ("1903"
+                # thousand): an amount the value scanner reads as a year
+                d["value_type"], d["normalized_value"] = "number", f.value
+                d["flags"] = [*d["flags"], "year_like_amount"]
+            elif f.value_type not in NUMERIC or f.normalized_value is None:
+                continue
             for k in ("qualifiers", "qualifier_start", "qualifier_end", "search_text"):
                 d.pop(k, None)
             d["table_id"] = d["grid_row"] = d["grid_col"] = None

@@ -146,6 +146,9 @@ def label_similarity(a: str, b: str) -> float:
         return 1.0 if _bare(a) == _bare(b) and _bare(a) else 0.0
     if ta == tb:
         return 1.0
+    na, nb = {w for w in ta if w.isdigit()}, {w for w in tb if w.isdigit()}
+    if na != nb and na and nb:
+        return 0.0  # "Segment 001" is not "Segment 002"
     return len(ta & tb) / len(ta | tb)
 
 

@@ -56,15 +56,16 @@ def cell_candidates(cell: Mapping[str, Any], routes: Sequence[Mapping[str, Any]]
                     aligns: Mapping[tuple[str, str], Mapping[str, Any]],
                     facts_at: Mapping[tuple[str, int, int], Sequence[Mapping[str, Any]]],
                     target_table: str) -> list[dict[str, Any]]:
-    """Return a target cell's candidates with score parts, best first."""
+    """Return a target cell's candidates with score parts, best first (`aligns` holds each
+    alignment with its rows and columns indexed by target row and column: `_rows`,
+    `_cols`)."""
     out = []
     tp = as_period(cell["period"])
     for route in routes:
         al = aligns.get((target_table, route["source_table"]))
         if al is None:
             continue
-        row = next((r for r in al["rows"] if r["row"] == cell["row"]), None)
-        col = next((c for c in al["columns"] if c["col"] == cell["col"]), None)
+        row, col = al["_rows"].get(cell["row"]), al["_cols"].get(cell["col"])
         if row is None or col is None:
             continue
         for sr in row["source_rows"]:
@@ -138,8 +139,10 @@ def rank_cells(target: Mapping[str, Any], universe: Mapping[str, Any],
     for f in universe["facts"]:
         if f.get("table_id") is not None:
             facts_at[(f["table_id"], f["grid_row"], f["grid_col"])].append(f)
-    aligns = {(a["target_table"], a["source_table"]): a
-              for a in routing["alignment"]["alignments"]}
+    aligns = {(a["target_table"], a["source_table"]): {
+        **a, "_rows": {r["row"]: r for r in a["rows"]},
+        "_cols": {c["col"]: c for c in a["columns"]}}
+        for a in routing["alignment"]["alignments"]}
     routes = {r["target_table"]: r["tables"] for r in routing["retrieval"]["routes"]}
     cells = []
     for t in target["tables"]:

@@ -67,6 +67,7 @@ bench: venv
 	$(PY) bench/query.py --sizes 10000,100000
 	$(PY) bench/extract.py
 	$(PY) bench/review.py
+	$(PY) bench/fill.py
 	$(PY) bench/ocr.py
 
 lint: venv

@@ -39,11 +39,14 @@ def fill(
                           review=review, model_endpoint=model_endpoint, model=model)
     if json_:
         emit({"summary": result.audit["summary"], "out": str(result.out),
-              "ran": result.ran, "skipped": result.skipped, "errors": result.audit["errors"]})
+              "ran": result.ran, "skipped": result.skipped, "queued": result.queued,
+              "errors": result.audit["errors"]})
         return
     typer.echo(result.summary)
     if result.skipped:
         typer.echo(f"resumed: skipped finished stages {', '.join(result.skipped)}")
+    if review:
+        typer.echo(f"queued {result.queued} unresolved cell(s) for review")
     typer.echo(f"wrote {result.out}")
 
 

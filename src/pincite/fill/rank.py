@@ -154,6 +154,7 @@ def rank_cells(target: Mapping[str, Any], universe: Mapping[str, Any],
             decision = choose(cands, min_score=min_score, margin=margin)
             cells.append({"cell_id": cell["cell_id"], "table_id": t["table_id"],
                           "row_path": cell["row_path"], "column_path": cell["column_path"],
-                          "unit": cell.get("unit"), "scale": cell.get("scale"), **decision})
+                          "unit": cell.get("unit"), "scale": cell.get("scale"),
+                          "number_format": cell.get("number_format") or "", **decision})
     return {"schema_name": "pincite.fill.candidates", "version": 1, "cells": cells,
             "min_score": min_score, "margin": margin}

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ from ..errors import OutputUnwritable
 from ..model import Principal
 from .coverage import marks_template, obligations, read_marks, validate_coverage
 from .fact_universe import build_universe
+from .handoff import queue_unresolved, review_state, review_writes
 from .output import audit, filled_workbook, report_html, summary_line
 from .program import fill_program
 from .rank import MARGIN, MIN_SCORE, rank_cells
@@ -49,13 +52,15 @@ CHECKPOINTS = "checkpoints.json"
 
 @dataclass
 class FillResult:
-    """What a fill produced: the artifacts by name, the audit, the stages run and skipped."""
+    """What a fill produced: the artifacts by name, the audit, the stages run and skipped,
+    and how many unresolved cells went to the review queue (`review=True`)."""
 
     artifacts: dict[str, Any]
     audit: dict[str, Any]
     ran: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     out: Path | None = None
+    queued: int = 0
 
     @property
     def summary(self) -> str:
@@ -218,7 +223,9 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
         "revisions": [[r.doc_id, r.sha256] for r in revs], "marks": user_marks,
         "min_score": min_score, "margin": margin, "principal": str(principal),
         "fallback": [model_endpoint, model] if model_endpoint else fallback is not None,
-        "code": code_digest()})).hexdigest()
+        "code": code_digest(),
+        "review": review_state(store, principal, {"sha256": hashlib.sha256(data).hexdigest()})
+        if review else None})).hexdigest()
     tracer = Tracer(trace if trace is not None else default_trace(out))
     steps = _Steps(out, inputs, tracer)
     stem = target.stem
@@ -267,7 +274,9 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
 
             def _program() -> dict[str, Any]:
                 first = fill_program(ranking, uni)
-                extra = fallback(first, uni, ranking) if fallback is not None else []
+                extra = review_writes(store, principal, tgt, first, uni, ranking) if review else []
+                if fallback is not None:
+                    extra += fallback(first, uni, ranking)
                 return {"fill_program.json": fill_program(ranking, uni, extra) if extra else first}
 
             program = steps.run("program", _program)["fill_program.json"]
@@ -299,6 +308,10 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
 
             outs = steps.run("outputs", _outputs)
             a = outs["audit.json"]
+            queued = 0
+            if review and program["unresolved"]:
+                queued = queue_unresolved(store, principal, tgt, program, uni,
+                                          f"fill-{int(time.time() * 1000):013x}-{os.urandom(4).hex()}")
             set_attrs(root, {"target.cells": tgt["target_cells"],
                              "output.writes": a["summary"]["written"],
                              "output.unresolved": a["summary"]["unresolved"],
@@ -307,4 +320,4 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
         tracer.close()
     arts = {"target": tgt, "facts": uni, "routing": routing, "candidates": ranking,
             "program": program, "coverage": cov}
-    return FillResult(arts, a, steps.ran, steps.skipped, out)
+    return FillResult(arts, a, steps.ran, steps.skipped, out, queued)

@@ -55,6 +55,15 @@ def _table_record(t: Any, media_type: str) -> dict[str, Any]:
     }
 
 
+_PERCENT_RE = re.compile(r"(?i)%|\bper ?cent\b|\bporcentaje\b")
+
+
+def _says_percent(text: str) -> bool:
+    """Return True when a cell or header text says its numbers are percentages
+    ("(in thousands, except percentages)" does not)."""
+    return bool(_PERCENT_RE.search(text)) and "except" not in text.casefold()
+
+
 def _plain(text: str) -> str | None:
     from ..values import parse_value
 
@@ -126,9 +135,13 @@ def build_universe(store: Any, principal: Principal, docs: Sequence[str]) -> dic
                 _, _, ti, cell = spans[i]
                 d["table_id"] = ctabs[ti].table_id
                 d["grid_row"], d["grid_col"] = cell.row, cell.col
-            if f.value_type == "percent" and "unit_from_table" in f.flags and not any(
-                    "%" in x or "percent" in x.casefold() for x in (f.value, *f.row_path,
-                                                                   *f.column_path)):
+            own = any(_says_percent(x) for x in (f.value, *f.row_path, *f.column_path))
+            if f.value_type == "number" and own and f.origin_type == "table_cell":
+                # "Gross margin (%)  73.2": the row or column header makes it a percentage
+                d["value_type"], d["unit"], d["scale"] = "percent", "%", None
+                d["normalized_value"] = _plain(f.value)
+                d["flags"] = [*d["flags"], "percent_from_headers"]
+            elif f.value_type == "percent" and "unit_from_table" in f.flags and not own:
                 # "(in thousands, except percentages)" makes every plain number of the table
                 # a percent; a cell is one only where it, or its own headers, say so
                 d["value_type"], d["unit"] = "number", None

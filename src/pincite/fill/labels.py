@@ -195,6 +195,7 @@ class Period:
         return " ".join(parts)
 
 
+_SPACED_YEAR_RE = re.compile(r"\b[12] [09] \d \d\b")  # "2 0 1 8"
 _YEAR_RE = re.compile(r"(?<![0-9])((?:19|20)\d{2})(?![0-9])")
 _FY2_RE = re.compile(r"\b(?:fy|f|cy|ejercicio|fiscal)\s?'?(\d{2})\b")
 _SCEN_SUFFIX_RE = re.compile(r"(?<![0-9])(?:19|20)\d{2}\s?([aebfp])\b")
@@ -211,7 +212,7 @@ _SUFFIX_SCEN = {"a": "actual", "e": "forecast", "f": "forecast", "p": "forecast"
 
 @lru_cache(maxsize=65536)
 def _period_one(text: str) -> tuple[int | None, str | None, str | None]:
-    t = fold(text)
+    t = _SPACED_YEAR_RE.sub(lambda m: m.group(0).replace(" ", ""), fold(text))
     year = None
     years = {int(y) for y in _YEAR_RE.findall(t)}
     if len(years) == 1:

@@ -184,7 +184,7 @@ def test_a_document_the_principal_cannot_see_is_never_a_source(tmp_path):
     lib.close()
 
 
-def test_refusals(tmp_path, filled):
+def test_refusals(tmp_path, filled, monkeypatch):
     lib, _res, _root = filled
     csv = tmp_path / "model.csv"
     csv.write_text("a,b\n")
@@ -205,6 +205,13 @@ def test_refusals(tmp_path, filled):
     big.write_bytes(b"PK" + b"\x00" * (target_mod.MAX_TARGET_BYTES + 1))
     with pytest.raises(InvalidTarget, match="more than the limit"):
         lib.fill(ANA, big, DOCS, out=tmp_path / "o")
+    monkeypatch.setattr(target_mod, "MAX_UNPACKED_BYTES", 1 << 20)  # the limit, made small
+    bomb = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("xl/workbook.xml", "<workbook/>")
+        z.writestr("xl/worksheets/sheet1.xml", b"\0" * (target_mod.MAX_UNPACKED_BYTES + 1))
+    with pytest.raises(InvalidTarget, match="once unpacked"):
+        lib.fill(ANA, bomb, DOCS, out=tmp_path / "o")
     copy = tmp_path / "model.xlsx"
     copy.write_bytes(TARGET.read_bytes())
     with pytest.raises(OutputUnwritable, match="holds the target"):

@@ -16,7 +16,8 @@ row label or its column header holds `%` (words such as "rate" do not decide it:
 "Amount computed at the statutory rate" is an amount).
 
 The target file is validated first: an `.xlsx` name, a ZIP holding `xl/workbook.xml`,
-at most `MAX_TARGET_BYTES` bytes, `MAX_SHEETS` sheets and `MAX_SCAN_CELLS` cells read.
+at most `MAX_TARGET_BYTES` bytes (`MAX_UNPACKED_BYTES` once unpacked, as the ZIP
+directory declares them), `MAX_SHEETS` sheets and `MAX_SCAN_CELLS` cells read.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .labels import period_of
 
 SCHEMA_NAME = "pincite.fill.target"
 MAX_TARGET_BYTES = 20 * 1024 * 1024
+MAX_UNPACKED_BYTES = 200 * 1024 * 1024
 MAX_SHEETS = 64
 MAX_SCAN_CELLS = 500_000
 MAX_TARGET_CELLS = 50_000
@@ -58,6 +60,10 @@ def check_target(path: Path) -> bytes:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             if "xl/workbook.xml" not in z.namelist():
                 raise InvalidTarget(path, "not a spreadsheet (no xl/workbook.xml)")
+            unpacked = sum(i.file_size for i in z.infolist())
+            if unpacked > MAX_UNPACKED_BYTES:
+                raise InvalidTarget(path, f"{unpacked} bytes once unpacked, more than the "
+                                    f"limit of {MAX_UNPACKED_BYTES}")
     except zipfile.BadZipFile:
         raise InvalidTarget(path, "not a ZIP container, so not an .xlsx") from None
     return data

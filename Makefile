@@ -78,6 +78,7 @@ lint: venv
 # Regenerate the example corpus (committed; deterministic).
 examples: venv
 	$(PY) scripts/make_examples.py examples
+	$(PY) scripts/make_workbook_example.py examples/workbook
 
 clean:
 	rm -rf $(STORE) reports .pytest_cache

@@ -88,6 +88,25 @@ def _fixed(wb) -> None:  # type: ignore[no-untyped-def]
     wb.properties.creator = "pincite example"
 
 
+def _save(wb, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Save a workbook with fixed ZIP entry times and properties (same bytes every run)."""
+    import io
+    import re
+    import zipfile
+
+    buf = io.BytesIO()
+    wb.save(buf)
+    out = io.BytesIO()
+    with zipfile.ZipFile(buf) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2025-03-31T12:00:00Z", data)
+            dst.writestr(zipfile.ZipInfo(info.filename, date_time=FIXED.timetuple()[:6]), data,
+                         compress_type=zipfile.ZIP_DEFLATED)
+    path.write_bytes(out.getvalue())
+
+
 def build_key_figures(path: Path) -> None:
     """Write the Spanish key figures workbook (thousands of euros)."""
     from openpyxl import Workbook
@@ -98,7 +117,7 @@ def build_key_figures(path: Path) -> None:
     for row in KEY_FIGURES:
         ws.append(row)
     _fixed(wb)
-    wb.save(path)
+    _save(wb, path)
 
 
 def build_model(path: Path) -> None:
@@ -122,7 +141,7 @@ def build_model(path: Path) -> None:
         ws[f"{col}{gm}"].number_format = "0.0%"
     ws.column_dimensions["A"].width = 28
     _fixed(wb)
-    wb.save(path)
+    _save(wb, path)
 
 
 MARKS = """obligation_id,status,target_table,reason

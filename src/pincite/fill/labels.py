@@ -155,7 +155,8 @@ def label_similarity(a: str, b: str) -> float:
 def path_similarity(target: Sequence[str], source: Sequence[str]) -> float:
     """Return how alike two header paths are (0 … 1): the leaves' similarity, halved when
     none of the target's parents is among the source's (`RSUs > Granted` is not `PSUs >
-    Granted`); a target without parents is not penalised."""
+    Granted`, `Current` is not `Non-current`), × 0.75 when the source row has no parent to
+    check; a target without parents is not penalised."""
     if not target or not source:
         return 0.0
     leaf = label_similarity(target[-1], source[-1])
@@ -164,7 +165,9 @@ def path_similarity(target: Sequence[str], source: Sequence[str]) -> float:
     tp, sp = list(target[:-1]), list(source[:-1])
     if not tp:
         return leaf
-    hits = sum(1 for p in tp if any(label_similarity(p, q) >= 0.5 for q in sp))
+    if not sp:
+        return leaf * 0.75  # the source states no parent: the target's cannot be checked
+    hits = sum(1 for p in tp if any(label_similarity(p, q) >= 0.75 for q in sp))
     return leaf * (0.5 + 0.5 * hits / len(tp))
 
 

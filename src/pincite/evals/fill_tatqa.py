@@ -149,7 +149,12 @@ def build_case(ctx: Mapping[str, Any]) -> dict[str, Any] | None:
     year_row = next((i for i in range(h) if any(period_of([x]).year for x in raw[i][1:])), None)
     if year_row is None:
         return None
+    def words(x: str) -> str:
+        # a spanning header's words without its unit or scale ("(in thousand NT dollars)")
+        return re.sub(r"\([^)]*\)", "", x).strip() if find_scale(x) or find_unit(x) else x
+
     def spanning(x: str) -> bool:
+        x = words(x)
         return bool(x and not period_of([x]).year and re.search(r"[A-Za-z]{3}", x)
                     and not find_scale(x) and not find_unit(x) and not re.search(
                         r"(?i)^notes?$|ended|year|fiscal|months|september|december|june|march", x))
@@ -160,7 +165,7 @@ def build_case(ctx: Mapping[str, Any]) -> dict[str, Any] | None:
         last = None
         for c in range(1, n_cols):
             if spanning(raw[i][c]):
-                ws.cell(out_r, c + 1, raw[i][c])
+                ws.cell(out_r, c + 1, words(raw[i][c]))
                 last = c
             elif last is not None and raw[year_row][c]:
                 ws.merge_cells(start_row=out_r, start_column=last + 1, end_row=out_r,

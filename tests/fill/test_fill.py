@@ -212,6 +212,10 @@ def test_refusals(tmp_path, filled, monkeypatch):
         z.writestr("xl/worksheets/sheet1.xml", b"\0" * (target_mod.MAX_UNPACKED_BYTES + 1))
     with pytest.raises(InvalidTarget, match="once unpacked"):
         lib.fill(ANA, bomb, DOCS, out=tmp_path / "o")
+    monkeypatch.setattr(target_mod, "MAX_SCAN_CELLS", 20)  # the model has 15 × 3 cells
+    with pytest.raises(InvalidTarget, match="operating-model.xlsx: more than 20 cells to read"):
+        lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o")
+    monkeypatch.undo()
     copy = tmp_path / "model.xlsx"
     copy.write_bytes(TARGET.read_bytes())
     with pytest.raises(OutputUnwritable, match="holds the target"):

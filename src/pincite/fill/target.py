@@ -100,15 +100,14 @@ def _indent(cell: Any, text: str) -> float:
 
 
 class _Sheet:
-    def __init__(self, ws: Any, budget: list[int]) -> None:
+    def __init__(self, ws: Any, budget: list[int], path: Path) -> None:
         self.ws = ws
         self.title = ws.title
         self.n_rows = ws.max_row or 0
         self.n_cols = ws.max_column or 0
         budget[0] -= self.n_rows * self.n_cols
         if budget[0] < 0:
-            raise InvalidTarget(Path(ws.parent.path or "target.xlsx"),
-                                f"more than {MAX_SCAN_CELLS} cells to read")
+            raise InvalidTarget(path, f"more than {MAX_SCAN_CELLS} cells to read")
         self.cells: dict[tuple[int, int], Any] = {}
         for row in ws.iter_rows(min_row=1, max_row=self.n_rows, max_col=self.n_cols):
             for c in row:
@@ -259,7 +258,7 @@ def compile_target(path: Path) -> dict[str, Any]:
     budget = [MAX_SCAN_CELLS]
     tables: list[dict[str, Any]] = []
     for ws in wb.worksheets:
-        sh = _Sheet(ws, budget)
+        sh = _Sheet(ws, budget, path)
         starts = [r for r in range(1, sh.n_rows + 1) if _period_row(sh, r)]
         # a period row right under another one is part of that table's header
         starts = [r for i, r in enumerate(starts) if i == 0 or starts[i - 1] != r - 1]

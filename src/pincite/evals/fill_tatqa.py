@@ -150,10 +150,11 @@ def build_case(ctx: Mapping[str, Any]) -> dict[str, Any] | None:
     if year_row is None:
         return None
     def words(x: str) -> str:
-        # a spanning header's words without its unit or scale ("(in thousand NT dollars)")
+        """Return a spanning header's words without its unit or scale ("(in thousand NT dollars)")."""
         return re.sub(r"\([^)]*\)", "", x).strip() if find_scale(x) or find_unit(x) else x
 
     def spanning(x: str) -> bool:
+        """Return True when a header above the periods names something (not a date or unit)."""
         x = words(x)
         return bool(x and not period_of([x]).year and re.search(r"[A-Za-z]{3}", x)
                     and not find_scale(x) and not find_unit(x) and not re.search(

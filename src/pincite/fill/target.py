@@ -121,11 +121,13 @@ class _Sheet:
                     self.merged[(r, k)] = top
 
     def value(self, r: int, k: int) -> Any:
+        """Return the value at row r, column k (a merged range's top-left value inside it)."""
         c = self.cells.get((r, k))
         v = c.value if c is not None else None
         return self.merged.get((r, k)) if v is None else v
 
     def row_values(self, r: int) -> list[tuple[int, Any]]:
+        """Return (column, value) of the non-empty cells of row r."""
         return [(k, v) for k in range(1, self.n_cols + 1)
                 if (v := self.value(r, k)) is not None and _text(v)]
 

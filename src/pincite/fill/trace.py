@@ -55,7 +55,10 @@ class Tracer:
         file = path
 
         class JsonLines(SpanExporter):  # type: ignore[misc]
+            """Appends each finished span to the trace file as one JSON line."""
+
             def export(self, spans: Sequence[Any]) -> Any:
+                """Write the spans; return SUCCESS."""
                 with open(file, "a", encoding="utf-8") as f:
                     for s in spans:
                         f.write(json.dumps(_span_json(s), ensure_ascii=False) + "\n")

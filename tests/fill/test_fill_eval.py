@@ -89,6 +89,7 @@ def test_eval_fill_counts_classes_and_folds(tmp_path: Path):
     # do not carry the spanning header, so the write is refused, not guessed
     assert out["failure_classes"] == {"ambiguous": 2}
     assert out["written_right"] == 7
+    assert out["tables"] == {"target_tables": 3, "route_top1": 3, "route_found": 3}
     rec = out["examples"]["ambiguous"][0]
     assert set(rec) >= {"case_id", "target_cell", "expected", "actual", "failure_class",
                         "winner", "expected_fact"}

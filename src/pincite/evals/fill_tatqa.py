@@ -22,7 +22,9 @@ the right table). A cell is `written_right` when the write equals the expected v
 `wrong_unit`), else `unresolved` with its class (`ambiguous`, `missing_route`,
 `unsupported_write`, `schema_gap` — the target could not hold the cell — or the axis that
 failed to align: `wrong_row`, `wrong_period`, `wrong_unit`). Each failure keeps the seed's
-reproduce record. With `--folds K`, the contexts are split by `evals.folds.fold_of`; per
+reproduce record. Table-level, per target table: whether its context's table is the first
+route (`route_top1`) or among those kept (`route_found`). With `--folds K`, the contexts
+are split by `evals.folds.fold_of`; per
 fold, (`min_score`, `margin`) are chosen on the other folds from `GRID` and measured on
 the held-out fold (the candidates are ranked once; only the write-or-stop rule varies).
 """
@@ -278,6 +280,12 @@ def _score(case: Mapping[str, Any], res: Any, decisions: Mapping[str, Mapping[st
     rejected = {w["cell_id"] for w in program["rejected"]}
     counts: Counter[str] = Counter()
     records = []
+    for route in res.artifacts["routing"]["retrieval"]["routes"]:  # table-level metrics
+        kept = [t["source_table"] for t in route["tables"]]
+        own = [t for t in kept if t.startswith(src_doc + "@")]
+        counts["target_tables"] += 1
+        counts["route_top1"] += int(bool(kept) and kept[0].startswith(src_doc + "@"))
+        counts["route_found"] += int(bool(own))
     for cell in case["cells"]:
         cid = f"Model!{cell['ref']}"
         exp_fact = by_place.get((cell["row"], cell["col"]))
@@ -388,7 +396,9 @@ def run_fill_eval(data: Path, store_url: str | None = None, folds: int | None = 
         **_rates(total), "contexts": len(cases), "min_score": MIN_SCORE, "margin": MARGIN,
         "failure_classes": classes,
         "examples": {k: v[:MAX_EXAMPLES] for k, v in sorted(by_class.items())},
-        "scale_relabelled_contexts": sum(1 for c in cases if c["scale_relabel"])}
+        "scale_relabelled_contexts": sum(1 for c in cases if c["scale_relabel"]),
+        "tables": {"target_tables": total["target_tables"],
+                   "route_top1": total["route_top1"], "route_found": total["route_found"]}}
     if folds is not None:
         rows = []
         fit_all: Counter[str] = Counter()

@@ -71,6 +71,7 @@ def main() -> None:
     args = ap.parse_args()
     import pincite
     from pincite.fill.rank import rank_cells
+    from pincite.library import fill_workbook
     from pincite.model import Principal
 
     who = Principal.parse("bench:ana:analysts")
@@ -84,7 +85,7 @@ def main() -> None:
         res = None
         for _ in range(args.runs):
             t0 = time.perf_counter()
-            res = lib.fill(who, target, ["segments.xlsx"])
+            res = fill_workbook(lib, who, target, ["segments.xlsx"])
             best = min(best, time.perf_counter() - t0)
             a = res.artifacts
             routing = a["routing"]

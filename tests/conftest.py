@@ -13,12 +13,25 @@ from pincite.model import Principal
 # Index generations built by `ingest` in tests use the model-free hash embedder.
 os.environ.setdefault("PINCITE_EMBEDDER", "hash")
 
-pytest_plugins = ["pytester", "tests.golden", "tests.loud_skips"]
+pytest_plugins = ["pytester", "tests.golden", "tests.loud_skips", "tests.pg_server"]
+
+# The contract suite: every test that takes `lib` runs on each backend named here
+# ($PINCITE_TEST_STORES, comma-separated; both by default). A behaviour that differs
+# between the backends is a bug.
+STORES = [s for s in os.environ.get("PINCITE_TEST_STORES", "sqlite").split(",") if s]
+
+
+@pytest.fixture(params=STORES)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The location of a fresh store on the parametrized backend."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("pg_server").fresh_database()
+    return str(tmp_path / "store")
 
 
 @pytest.fixture
-def lib(tmp_path: Path):
-    library = pincite.open(tmp_path / "store", create=True)
+def lib(store_url: str):
+    library = pincite.open(store_url, create=True)
     yield library
     library.close()
 

@@ -11,6 +11,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── OutputUnwritable (400)    an output folder that cannot be written (checked first)
     │   ├── InvalidCorrection (400)   a reviewer's corrected value that fails the field's checks
     │   ├── InvalidGold (400)         an evaluation's gold file that does not validate
+    │   ├── InvalidProfile (400)      a company profile for `rank` that does not validate
+    │   ├── InvalidContract (400)     a release contract that does not validate
     │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
     │   ├── InvalidTarget (400)       a fill target that is not a readable .xlsx within the limits
     │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
@@ -20,6 +22,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── UnknownHost (421)             a review-page request whose Host is not on the allow-list
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
+    ├── ReleaseRefused (409)          a release step whose evidence misses the contract
     ├── SpaceMismatch (409)           a vector, cache or index of another embedding space
     ├── GenerationInvalid (409)       an index generation failed its integrity check
     ├── StoreError (500)              the store is damaged or cannot be opened
@@ -128,6 +131,20 @@ class InvalidGold(UsageError):
     code = "invalid_gold"
 
 
+class InvalidProfile(UsageError):
+    """A company profile for `pincite rank` is malformed (not a file, unknown key, a number
+    that is not finite or is out of range); the message names the file and the key."""
+
+    code = "invalid_profile"
+
+
+class InvalidContract(UsageError):
+    """A release contract file is malformed (not a file, unknown key, a number that is not
+    finite or is out of range); the message names the file and the key."""
+
+    code = "invalid_contract"
+
+
 class DocumentNotInCase(UsageError):
     """A reviewer's correction names (`--doc`) a document that is not one of the item's
     case; the message lists the case's documents the reviewer may read."""
@@ -155,6 +172,14 @@ class ReviewConflict(PinciteError):
     stale, already decided)."""
 
     code = "review_conflict"
+    status = 409
+
+
+class ReleaseRefused(PinciteError):
+    """A release step whose evidence misses the contract (a threshold, the canary, the
+    security evidence, an approver); the message lists what is missing. Nothing switched."""
+
+    code = "release_refused"
     status = 409
 
 

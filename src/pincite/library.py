@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from .extract.schema import Schema
     from .facts.atomic import AtomicFact
     from .facts.canonical import CanonicalTable
-    from .fill.solve import FillResult
     from .index.deletion import DeleteResult
     from .index.generations import BuildResult
     from .index.policy import RankingPolicy
@@ -423,14 +422,6 @@ class Library:
         rev, layer = self.document(principal, doc)
         return extract_facts(layer, rev.doc_id, types=list(types) if types else None)
 
-    def fill(self, principal: Principal, target: str | Path, docs: Sequence[str], **kw: Any
-             ) -> FillResult:
-        """Fill a copy of the target workbook from `docs` as `principal` reads them (see
-        `fill.solve.run_fill`: out, marks, trace, review, model_endpoint…); return the run."""
-        from .fill.solve import run_fill
-
-        return run_fill(self.store, principal, Path(target), docs, **kw)
-
     # ---- review and calibration -------------------------------------------------------
 
     def review_queue(self, principal: Principal, *, clock: Clock | None = None) -> ReviewQueue:
@@ -497,3 +488,12 @@ def _open_embedder(embedder: Embedder | str | None) -> Embedder:
 
         return open_embedder(embedder)
     return embedder
+
+
+# ---- fit ranking and releases (issue 18): composed in their stages, loaded on first use
+_LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.evals.fit_ranking",
+              "default_tender_schema": "pincite.evals.fit_ranking",
+              "release_ops": "pincite.release.ops", "release_status": "pincite.release.ops",
+              "canary_generation": "pincite.release.ops",
+              "open_embedder": "pincite.embed.factory"})
+_LAZY["fill_workbook"] = "pincite.fill.solve"  # workbook fill (issue 16), loaded on first use

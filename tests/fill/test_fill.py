@@ -15,6 +15,7 @@ import pincite
 from pincite.errors import InvalidTarget, NotFound, OutputUnwritable, UsageError
 from pincite.fill import target as target_mod
 from pincite.fill.program import validate_write
+from pincite.library import fill_workbook
 from pincite.model import Principal
 from tests.commands import invoke
 from tests.corpus import EXAMPLES
@@ -55,7 +56,7 @@ def filled(tmp_path_factory):
     lib = pincite.open(root / "store", create=True)
     _ingest(lib)
     before = hashlib.sha256(TARGET.read_bytes()).hexdigest()
-    res = lib.fill(ANA, TARGET, DOCS, out=root / "out", marks=WB / "marks.csv",
+    res = fill_workbook(lib, ANA, TARGET, DOCS, out=root / "out", marks=WB / "marks.csv",
                    trace=root / "out" / "trace.jsonl")
     assert hashlib.sha256(TARGET.read_bytes()).hexdigest() == before  # never written
     yield lib, res, root
@@ -172,10 +173,10 @@ def test_a_document_the_principal_cannot_see_is_never_a_source(tmp_path):
     lib.ingest_bytes((tmp_path / "board.xlsx").read_bytes(), source_id="board.xlsx",
                      tenant="demo", acl=["group:board"], name="board.xlsx", sandbox=False)
     with pytest.raises(NotFound):
-        lib.fill(ANA, TARGET, [*DOCS, "board.xlsx"], out=tmp_path / "o1")
+        fill_workbook(lib, ANA, TARGET, [*DOCS, "board.xlsx"], out=tmp_path / "o1")
     with pytest.raises(NotFound):  # another tenant sees nothing at all
-        lib.fill(Principal.parse("other:eve"), TARGET, DOCS, out=tmp_path / "o2")
-    res = lib.fill(Principal.parse("demo:bo:analysts,board"), TARGET, [*DOCS, "board.xlsx"],
+        fill_workbook(lib, Principal.parse("other:eve"), TARGET, DOCS, out=tmp_path / "o2")
+    res = fill_workbook(lib, Principal.parse("demo:bo:analysts,board"), TARGET, [*DOCS, "board.xlsx"],
                    out=tmp_path / "o3")
     docs = {d["doc_id"] for d in res.artifacts["facts"]["documents"]}
     assert "board.xlsx@r1" in docs
@@ -189,44 +190,44 @@ def test_refusals(tmp_path, filled, monkeypatch):
     csv = tmp_path / "model.csv"
     csv.write_text("a,b\n")
     with pytest.raises(InvalidTarget, match="not an .xlsx"):
-        lib.fill(ANA, csv, DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, csv, DOCS, out=tmp_path / "o")
     fake = tmp_path / "fake.xlsx"
     with zipfile.ZipFile(fake, "w") as z:
         z.writestr("hello.txt", "not a workbook")
     with pytest.raises(InvalidTarget, match="no xl/workbook.xml"):
-        lib.fill(ANA, fake, DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, fake, DOCS, out=tmp_path / "o")
     junk = tmp_path / "junk.xlsx"
     junk.write_bytes(b"\x00" * 100)
     with pytest.raises(InvalidTarget, match="not a ZIP"):
-        lib.fill(ANA, junk, DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, junk, DOCS, out=tmp_path / "o")
     with pytest.raises(InvalidTarget, match="cannot be read"):
-        lib.fill(ANA, tmp_path / "missing.xlsx", DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, tmp_path / "missing.xlsx", DOCS, out=tmp_path / "o")
     big = tmp_path / "big.xlsx"
     big.write_bytes(b"PK" + b"\x00" * (target_mod.MAX_TARGET_BYTES + 1))
     with pytest.raises(InvalidTarget, match="more than the limit"):
-        lib.fill(ANA, big, DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, big, DOCS, out=tmp_path / "o")
     monkeypatch.setattr(target_mod, "MAX_UNPACKED_BYTES", 1 << 20)  # the limit, made small
     bomb = tmp_path / "bomb.xlsx"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("xl/workbook.xml", "<workbook/>")
         z.writestr("xl/worksheets/sheet1.xml", b"\0" * (target_mod.MAX_UNPACKED_BYTES + 1))
     with pytest.raises(InvalidTarget, match="once unpacked"):
-        lib.fill(ANA, bomb, DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, bomb, DOCS, out=tmp_path / "o")
     monkeypatch.setattr(target_mod, "MAX_SCAN_CELLS", 20)  # the model has 15 × 3 cells
     with pytest.raises(InvalidTarget, match="operating-model.xlsx: more than 20 cells to read"):
-        lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o")
+        fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o")
     monkeypatch.undo()
     copy = tmp_path / "model.xlsx"
     copy.write_bytes(TARGET.read_bytes())
     with pytest.raises(OutputUnwritable, match="holds the target"):
-        lib.fill(ANA, copy, DOCS, out=tmp_path)  # the filled copy would sit beside the target
+        fill_workbook(lib, ANA, copy, DOCS, out=tmp_path)  # the filled copy would sit beside the target
     (tmp_path / "afile").write_text("x")
     with pytest.raises(OutputUnwritable, match="is a file"):
-        lib.fill(ANA, TARGET, DOCS, out=tmp_path / "afile")
+        fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "afile")
     marks = tmp_path / "marks.csv"
     marks.write_text("obligation_id,status,target_table,reason\nobl_x,ignored,t,r\n")
     with pytest.raises(UsageError, match="not one of"):
-        lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", marks=marks)
+        fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", marks=marks)
 
 
 def test_cli_fill_prints_the_summary_and_json(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import pincite
+from pincite.library import fill_workbook
 from tests.fill.test_fill import ANA, DOCS, TARGET, WB, _ingest
 from tests.loud_skips import chromium_path
 
@@ -18,7 +19,7 @@ def test_the_fill_report_shows_a_highlighted_box(tmp_path):
 
     lib = pincite.open(tmp_path / "s", create=True)
     _ingest(lib)
-    res = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "out", marks=WB / "marks.csv")
+    res = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "out", marks=WB / "marks.csv")
     lib.close()
     report = tmp_path / "out" / "report.html"
     with sync_playwright() as pw:

@@ -12,6 +12,7 @@ import pytest
 import pincite
 from pincite.errors import ModelUnavailable
 from pincite.fill.fallback import ModelFallback
+from pincite.library import fill_workbook
 from pincite.testing import Reply, ScriptedChatServer
 from tests.fill.test_fill import ANA, DOCS, TARGET, _ingest
 
@@ -42,7 +43,7 @@ def test_a_supported_pick_is_written_and_cited(lib, tmp_path):
                 "reasoning": "the audited report"}
 
     with ScriptedChatServer(_answers(pick)) as server:
-        res = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", model_endpoint=server.url,
+        res = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", model_endpoint=server.url,
                        model="stub")
         assert len(server.requests) == 1
         assert server.requests[0].system.startswith("You choose which candidate facts")
@@ -64,7 +65,7 @@ def test_a_supported_pick_is_written_and_cited(lib, tmp_path):
 ])
 def test_what_the_model_proposes_passes_validate_write(lib, tmp_path, answer, error):
     with ScriptedChatServer(_answers(lambda cell, cands: answer(cands))) as server:
-        res = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", model_endpoint=server.url,
+        res = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", model_endpoint=server.url,
                        model="stub")
     unresolved = {u["cell_id"]: u for u in res.audit["unresolved"]}
     if error is None:
@@ -78,11 +79,11 @@ def test_what_the_model_proposes_passes_validate_write(lib, tmp_path, answer, er
 
 def test_no_answer_and_a_down_endpoint(lib, tmp_path):
     with ScriptedChatServer(lambda req: "not json at all") as server:
-        res = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o1", model_endpoint=server.url,
+        res = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o1", model_endpoint=server.url,
                        model="stub")
     assert res.audit["summary"]["written"] == 19 and res.audit["rejected"] == []
     with ScriptedChatServer(lambda req: Reply(status=503)) as server:
         fb = ModelFallback(server.url, "stub", sleep=lambda s: None)
         with pytest.raises(ModelUnavailable):
-            lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o2", fallback=fb)
+            fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o2", fallback=fb)
         assert len(server.requests) == 4  # one try and three retries, then a loud failure

@@ -7,6 +7,7 @@ import pytest
 
 import pincite
 from pincite.errors import NotFound
+from pincite.library import fill_workbook
 from pincite.model import Principal
 from tests.fill.test_fill import ANA, DOCS, TARGET, _ingest
 
@@ -14,7 +15,7 @@ from tests.fill.test_fill import ANA, DOCS, TARGET, _ingest
 def test_unresolved_cells_are_queued_and_a_reviewers_pick_is_written(tmp_path):
     lib = pincite.open(tmp_path / "s", create=True)
     _ingest(lib)
-    res = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
+    res = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
     assert res.queued == 3
     q = lib.review_queue(ANA)
     items = {i["field"]: i for i in q.items()}
@@ -26,7 +27,7 @@ def test_unresolved_cells_are_queued_and_a_reviewers_pick_is_written(tmp_path):
     # another tenant's reviewer sees none of it
     assert lib.review_queue(Principal.parse("other:eve")).items() == []
     # the same fill again queues nothing new (one item per document version and field)
-    again = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
+    again = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
     assert len(q.items()) == 3 and again.audit["summary"]["written"] == 19
 
     # the reviewer takes the key figures' 95,480 thousand, quoted as the workbook prints it
@@ -34,7 +35,7 @@ def test_unresolved_cells_are_queued_and_a_reviewers_pick_is_written(tmp_path):
     assert claimed["field"] == "cell.Operating Model!C9"
     q.decide(claimed["id"], "correct", value=95480, quote="95480",
              doc="workbook/key-figures.xlsx")
-    res = lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
+    res = fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
     assert "program" in res.ran  # a new decision is a new input: the writes are redone
     w = next(w for w in res.audit["writes"] if w["cell_id"] == "Operating Model!C9")
     assert (w["value"], w["origin"], w["reviewer"]) == ("95.48", "review", "ana")
@@ -49,5 +50,5 @@ def test_review_needs_the_documents_to_be_visible(tmp_path):
     lib = pincite.open(tmp_path / "s", create=True)
     _ingest(lib, acl=("group:board",))
     with pytest.raises(NotFound):
-        lib.fill(ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
+        fill_workbook(lib, ANA, TARGET, DOCS, out=tmp_path / "o", review=True)
     lib.close()

@@ -25,10 +25,11 @@ from tests.corpus import EXAMPLES, ROOT
 from tests.golden import REGEN_ENV, check_golden, golden_text, regen_requested
 
 GOLDEN = Path(__file__).parent / "golden"
-# examples/tenders-dev/ is an evaluation set (`pincite eval tenders`), not the example corpus
+# examples/tenders-dev/ and examples/calls/ are evaluation sets (`pincite eval tenders`,
+# `pincite eval rank`), not the example corpus
 DOCUMENTS = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*")
                    if p.suffix.lower() in (".pdf", ".docx", ".xlsx", ".html", ".md", ".csv", ".txt")
-                   and not p.relative_to(EXAMPLES).as_posix().startswith("tenders-dev/"))
+                   and not p.relative_to(EXAMPLES).as_posix().startswith(("tenders-dev/", "calls/")))
 
 
 def layer_summary(relative: str) -> dict[str, Any]:

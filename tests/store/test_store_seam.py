@@ -55,12 +55,13 @@ def test_every_store_method_a_stage_calls_is_in_the_protocol():
     assert called & backend_only == set()
 
 
-def test_open_store_chooses_the_backend_at_the_edge(tmp_path):
+def test_open_store_chooses_the_backend_at_the_edge(tmp_path, pg_url):
     store = open_store(tmp_path / "s")
     assert store.backend == "sqlite" and (tmp_path / "s" / "pincite.db").is_file()
     store.close()
-    with pytest.raises(UsageError, match="PostgreSQL backend is not available"):
-        open_store("postgresql://localhost/pincite")
+    pg = open_store(pg_url)
+    assert pg.backend == "postgresql"
+    pg.close()
     with pytest.raises(UsageError, match="unknown store URL scheme 'mysql'"):
         open_store("mysql://localhost/pincite")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import documents, evaluation, extraction, filling, retrieval, reviewing
+from . import documents, evaluation, extraction, filling, ranking, releasing, retrieval, reviewing
 from .context import set_root_store
 from .options import StoreOpt
 
@@ -37,6 +37,8 @@ retrieval.register(app)   # search, ask, delete, index …
 extraction.register(app)  # extract
 filling.register(app)     # fill
 reviewing.register(app)   # review …, calibrate
+ranking.register(app)     # rank
+releasing.register(app)   # release …
 
 
 def main() -> None:

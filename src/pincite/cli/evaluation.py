@@ -13,6 +13,7 @@ from .context import emit, errors
 from .filling import eval_fill
 from .ocr_evaluation import eval_ocr
 from .options import JsonOpt, StoreOpt
+from .ranking import eval_rank
 
 if TYPE_CHECKING:
     from ..evals.acceptance import Drivers
@@ -26,6 +27,7 @@ eval_app.command("ask-cuad")(eval_ask_cuad)
 eval_app.command("ask-tatqa")(eval_ask_tatqa)
 eval_app.command("injection")(eval_injection)
 eval_app.command("fill")(eval_fill)
+eval_app.command("rank")(eval_rank)
 
 
 def register(app: typer.Typer) -> None:

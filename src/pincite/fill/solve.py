@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .. import faults
 from ..cite.resolve import resolve_doc
@@ -198,6 +198,20 @@ def _page_images(store: Any, principal: Principal, a: dict[str, Any]
             pages[key] = (cls, pw, ph)
             images[cls] = "data:image/png;base64," + base64.b64encode(png).decode()
     return pages, images
+
+
+class HasStore(Protocol):
+    """What the facade passes: a library and its store."""
+
+    store: Any
+
+
+def fill_workbook(lib: HasStore, principal: Principal, target: str | Path,
+                  docs: Sequence[str], **kw: Any) -> FillResult:
+    """Return the fill of a copy of `target` from `docs` as `principal` reads them, through
+    the library's store (`run_fill`'s options: out, marks, trace, review, model_endpoint…);
+    the facade re-exports it as `pincite.library.fill_workbook`."""
+    return run_fill(lib.store, principal, Path(target), docs, **kw)
 
 
 def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str], *,

@@ -1,7 +1,7 @@
 """Stores: the one seam behind which metadata, text layers and bytes live.
 
 `open_store(url)` picks the backend once, at the edge: a filesystem path is the embedded
-SQLite store; `postgresql://…` is reserved for the PostgreSQL backend. The stages name
+SQLite store; `postgresql://…` is the PostgreSQL backend. The stages name
 only `Store` (`protocol.py`, grouped per concern), never a backend.
 """
 
@@ -20,17 +20,18 @@ from .sqlite.review_store import StampRule
 
 
 def open_store(url: str | Path, *, create: bool = True) -> Store:
-    """Return the store named by `url` (a directory path → SQLite); with `create=False` a
+    """Return the store named by `url` (a directory path → SQLite, `postgresql://…` →
+    PostgreSQL); with `create=False` a
     store that does not exist yet is refused (`StoreMissing`) instead of created."""
     text = str(url)
     if "://" in text:
         scheme = text.split("://", 1)[0]
         if scheme in ("postgresql", "postgres"):
-            raise UsageError(
-                "the PostgreSQL backend is not available in this version; "
-                "use a directory path for the embedded SQLite store"
-            )
-        raise UsageError(f"unknown store URL scheme {scheme!r}: use a directory path")
+            from .postgres import PostgresStore
+
+            return PostgresStore(text, create=create)  # type: ignore[return-value]
+        raise UsageError(f"unknown store URL scheme {scheme!r}: use a directory path "
+                         "or a postgresql:// URL")
     return SQLiteStore(Path(text), create=create)
 
 

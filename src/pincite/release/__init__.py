@@ -1,0 +1,1 @@
+"""Retrieval releases: the contract, shadow, diff, canary, promote, rollback, the record."""

@@ -1,0 +1,113 @@
+"""The PostgreSQL store: one database shared by every worker, acting as the app role.
+
+Connections are per thread (like the SQLite backend's); each transaction names the
+tenant it acts for, which the row-level-security wall checks (`pg_security_sql`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ...errors import StoreDamaged, StoreError, StoreMissing
+from .pg_blobs import PgBlobStore
+from .pg_connection import ALL_TENANTS, connect, migrate, redact, schema_version, transaction
+from .pg_index import PgIndexTables
+from .pg_records import PgRecordTables
+from .pg_review import PgReviewTables
+from .pg_schema import PG_MIGRATIONS
+from .pg_security_sql import secure
+from .pg_sources import PgSourceTables
+
+
+def cache_root(url: str) -> Path:
+    """Return this machine's directory for files derived from the database at `url`
+    (`$PINCITE_CACHE`, else `~/.cache/pincite`, one folder per database)."""
+    base = Path(os.environ.get("PINCITE_CACHE") or Path.home() / ".cache" / "pincite")
+    return base / ("pg-" + hashlib.sha256(redact(url).encode()).hexdigest()[:16])
+
+
+def upgrade(url: str) -> tuple[int, int]:
+    """Create or migrate the schema at `url` (as the URL's own role, the tables' owner)
+    and put the security wall up; return (version before, version after)."""
+    conn = connect(url, role=None)
+    try:
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        before, after = migrate(conn, PG_MIGRATIONS, at)
+        with conn.transaction():
+            secure(conn)
+        return before, after
+    finally:
+        conn.close()
+
+
+class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTables):
+    """Metadata, text layers, blobs and index tables in a PostgreSQL database."""
+
+    backend = "postgresql"
+
+    def __init__(self, url: str, *, create: bool = True, root: Path | None = None) -> None:
+        self.url = url
+        probe = connect(url, role=None)
+        try:
+            version = schema_version(probe)
+        finally:
+            probe.close()
+        if version == 0 and not create:
+            raise StoreMissing(redact(url))
+        if version < len(PG_MIGRATIONS):
+            if version and not create:
+                raise StoreError(f"the store at {redact(url)} has schema version {version}; "
+                                 f"run `pincite --store URL db upgrade` (this pincite needs "
+                                 f"{len(PG_MIGRATIONS)})")
+            upgrade(url)
+        self.root = root or cache_root(url)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.blobs = PgBlobStore(self._tenant_tx, "accepted")
+        self.quarantine_blobs = PgBlobStore(self._tenant_tx, "quarantine")
+        self._local = threading.local()
+
+    # ---- connection and transactions ----------------------------------------------
+
+    @property
+    def conn(self) -> Any:
+        """Return this thread's connection (opened on first use, acting as the app role)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            conn = connect(self.url)
+            self._local.conn = conn
+        return conn
+
+    def write(self, tenant: str = ALL_TENANTS) -> Any:
+        """Run a block in one transaction for `tenant`: all of it commits, or none of it."""
+        return transaction(self.conn, tenant)
+
+    @contextmanager
+    def read(self, tenant: str = ALL_TENANTS) -> Iterator[Any]:
+        """Run a block of reads on one snapshot for `tenant`; re-entrant."""
+        with transaction(self.conn, tenant) as c:
+            yield c
+
+    def _tenant_tx(self, tenant: str) -> Any:
+        return transaction(self.conn, tenant)
+
+    def damage(self, exc: BaseException) -> StoreDamaged | None:
+        """Return the `StoreDamaged` that `exc` means when the database reports corrupt
+        data (SQLSTATE class XX: data_corrupted, index_corrupted), else None."""
+        sqlstate = getattr(exc, "sqlstate", None) or ""
+        if sqlstate in ("XX001", "XX002"):
+            return StoreDamaged(redact(self.url), str(exc))
+        return None
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

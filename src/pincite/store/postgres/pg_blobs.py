@@ -1,0 +1,68 @@
+"""Blobs in the database: original bytes by tenant and sha256, never overwritten.
+
+The same interface as the file `BlobStore`, so the stages cannot tell them apart; one
+table (`blobs`) with an `area` per kind (accepted files, refused files), so every worker
+on every machine reads the bytes it needs from the database alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import PurePosixPath
+from typing import Any
+
+from ... import faults
+
+SQL_PUT = ("INSERT INTO blobs (tenant, area, sha256, data) VALUES (%s, %s, %s, %s) "
+           "ON CONFLICT (tenant, area, sha256) DO NOTHING")
+SQL_GET = "SELECT data FROM blobs WHERE tenant=%s AND area=%s AND sha256=%s"
+SQL_EXISTS = "SELECT 1 FROM blobs WHERE tenant=%s AND area=%s AND sha256=%s"
+SQL_DELETE = "DELETE FROM blobs WHERE tenant=%s AND area=%s AND sha256=%s"
+SQL_WALK = "SELECT tenant, sha256 FROM blobs WHERE area=%s ORDER BY tenant, sha256"
+
+
+class PgBlobStore:
+    """Original bytes by tenant and sha256, in the `blobs` table's `area`."""
+
+    def __init__(self, tx: Callable[[str], AbstractContextManager[Any]], area: str) -> None:
+        self._tx = tx
+        self.area = area
+
+    def path(self, tenant: str, sha256: str) -> PurePosixPath:
+        """Return the blob's name (`<area>/<tenant>/<sha256>`; no file exists there)."""
+        return PurePosixPath(self.area, tenant, sha256)
+
+    def put(self, tenant: str, data: bytes, sha256: str | None = None) -> str:
+        """Store `data` and return its sha256 (a no-op if already stored)."""
+        digest = sha256 or hashlib.sha256(data).hexdigest()
+        faults.hit("blob.write")
+        with self._tx(tenant) as c:
+            c.execute(SQL_PUT, (tenant, self.area, digest, data))
+        return digest
+
+    def get(self, tenant: str, sha256: str) -> bytes:
+        """Return the bytes of a blob (FileNotFoundError when missing)."""
+        with self._tx(tenant) as c:
+            row = c.execute(SQL_GET, (tenant, self.area, sha256)).fetchone()
+        if row is None:
+            raise FileNotFoundError(str(self.path(tenant, sha256)))
+        return bytes(row[0])
+
+    def exists(self, tenant: str, sha256: str) -> bool:
+        """Return True when the blob is stored."""
+        with self._tx(tenant) as c:
+            return c.execute(SQL_EXISTS, (tenant, self.area, sha256)).fetchone() is not None
+
+    def delete(self, tenant: str, sha256: str) -> bool:
+        """Remove a blob; return True when one was removed."""
+        with self._tx(tenant) as c:
+            return bool(c.execute(SQL_DELETE, (tenant, self.area, sha256)).rowcount)
+
+    def walk(self) -> Iterator[tuple[str, str, PurePosixPath]]:
+        """Yield (tenant, sha256, name) for every stored blob of this area."""
+        with self._tx("*") as c:
+            rows = c.execute(SQL_WALK, (self.area,)).fetchall()
+        for tenant, sha in rows:
+            yield tenant, sha, self.path(tenant, sha)

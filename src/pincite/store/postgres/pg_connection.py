@@ -1,0 +1,129 @@
+"""How this backend opens PostgreSQL, runs a transaction for a tenant and migrates.
+
+A transaction names the tenant it acts for (`pincite.tenant`, a transaction-local
+setting the row-level-security policies read); maintenance that spans tenants names
+`*`. Every connection acts as the application role (`SET ROLE pincite_app`): not the
+owner of the tables, so the policies apply to it (see `pg_security_sql`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ...errors import SchemaTooNew, StoreBusy, StoreError
+
+ALL_TENANTS = "*"
+APP_ROLE = "pincite_app"
+# One advisory lock key for schema changes, so two machines upgrading at once take turns.
+MIGRATION_LOCK = 0x70696E63
+
+# A migration is a SQL script, or a function run inside the migration's transaction.
+PgMigration = str | Callable[[Any], None]
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - the dependency is declared
+        raise StoreError("the PostgreSQL backend needs psycopg: pip install 'psycopg[binary]'"
+                         ) from exc
+    return psycopg
+
+
+def redact(url: str) -> str:
+    """Return `url` with any password replaced by `***` (for messages and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def connect(url: str, *, role: str | None = APP_ROLE) -> Any:
+    """Return an autocommit psycopg connection to `url`, acting as `role` when given."""
+    psycopg = _psycopg()
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {redact(url)}: {str(exc).strip()}; "
+                         "check the URL and that the server is running") from exc
+    if role:
+        try:
+            conn.execute(f"SET ROLE {role}")
+        except psycopg.Error as exc:
+            conn.close()
+            raise StoreError(f"cannot act as role {role} on {redact(url)}: {str(exc).strip()}; "
+                             "run `pincite --store URL db upgrade` first") from exc
+    return conn
+
+
+@contextmanager
+def transaction(conn: Any, tenant: str = ALL_TENANTS, *, read_only: bool = False
+                ) -> Iterator[Any]:
+    """Run a block in one transaction acting for `tenant`: all of it commits, or none."""
+    psycopg = _psycopg()
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        # Re-entrant: an inner block joins the outer transaction (and its tenant).
+        yield conn
+        return
+    try:
+        with conn.transaction():
+            if read_only:
+                conn.execute("SET TRANSACTION READ ONLY")
+            conn.execute("SELECT set_config('pincite.tenant', %s, true)", (tenant,))
+            yield conn
+    except psycopg.errors.LockNotAvailable as exc:
+        raise StoreBusy(str(exc).strip()) from exc
+    except psycopg.errors.SerializationFailure as exc:
+        raise StoreBusy(str(exc).strip()) from exc
+
+
+def schema_version(conn: Any) -> int:
+    """Return the schema version recorded in the database (0: an empty database)."""
+    row = conn.execute("SELECT to_regclass('pincite_schema')").fetchone()
+    if row[0] is None:
+        return 0
+    return int(conn.execute("SELECT max(version) FROM pincite_schema").fetchone()[0] or 0)
+
+
+def statements(script: str) -> list[str]:
+    """Return the statements of a migration script (no `$$` bodies hold a bare `;`)."""
+    out, buf, quoted = [], "", False
+    for piece in re.split(r"(\$\$|;)", script):
+        if piece == "$$":
+            quoted = not quoted
+        if piece == ";" and not quoted:
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+            continue
+        buf += piece
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+def migrate(conn: Any, migrations: Sequence[PgMigration], at: str) -> tuple[int, int]:
+    """Apply the migrations past the database's version (as the owner, under an advisory
+    lock); refuse a newer database. Returns (version before, version after)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS pincite_schema ("
+                     "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+        before = schema_version(conn)
+        if before > len(migrations):
+            raise SchemaTooNew(before, len(migrations))
+        for i in range(before, len(migrations)):
+            step = migrations[i]
+            if callable(step):
+                step(conn)
+            else:
+                for stmt in statements(step):
+                    conn.execute(stmt)
+            conn.execute("INSERT INTO pincite_schema (version, applied_at) VALUES (%s, %s)",
+                         (i + 1, at))
+    return before, len(migrations)

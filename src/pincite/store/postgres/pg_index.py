@@ -1,0 +1,7 @@
+"""PgIndexTables of the PostgreSQL backend (see the SQLite backend's counterpart)."""
+
+from __future__ import annotations
+
+
+class PgIndexTables:
+    """To be written: the protocol methods of this concern, on PostgreSQL."""

@@ -1,0 +1,7 @@
+"""SQL of review claims (leases, `FOR UPDATE SKIP LOCKED`), labels, incidents and
+settings (PostgreSQL)."""
+
+from __future__ import annotations
+
+MIGRATION_REVIEW = """
+"""

@@ -83,3 +83,7 @@ def eval_fill(
                        f"{row['fit']['wrong_rate']:.4f} · held-out right "
                        f"{row['held_out']['right_rate']:.4f} wrong {row['held_out']['wrong_rate']:.4f}"
                        f" (min_score {row['min_score']}, margin {row['margin']})")
+        p = f["pooled"]
+        typer.echo(f"pooled: fit right {p['fit']['right_rate']:.4f} wrong {p['fit']['wrong_rate']:.4f}"
+                   f" · held-out right {p['held_out']['right_rate']:.4f} wrong "
+                   f"{p['held_out']['wrong_rate']:.4f}")

@@ -50,6 +50,10 @@ run: venv-run
 	$(PINCITE) --store $(STORE) extract --schema examples/tender/schema.yaml \
 		tender/pliego.pdf tender/anexo-tecnico.docx tender/anuncio.html \
 		--as demo:ana:analysts --out $(RUNDIR)/dictamen
+	@echo "--- the workbook fill: examples/workbook/operating-model.xlsx from the report and key figures"
+	$(PINCITE) --store $(STORE) fill --target examples/workbook/operating-model.xlsx \
+		workbook/annual-report.pdf workbook/key-figures.xlsx --as demo:ana:analysts \
+		--marks examples/workbook/marks.csv --out $(RUNDIR)/fill
 
 test: venv
 	$(PY) -m pytest -q -p no:cacheprovider
@@ -63,6 +67,7 @@ bench: venv
 	$(PY) bench/query.py --sizes 10000,100000
 	$(PY) bench/extract.py
 	$(PY) bench/review.py
+	$(PY) bench/fill.py
 	$(PY) bench/ocr.py
 
 lint: venv
@@ -73,6 +78,7 @@ lint: venv
 # Regenerate the example corpus (committed; deterministic).
 examples: venv
 	$(PY) scripts/make_examples.py examples
+	$(PY) scripts/make_workbook_example.py examples/workbook
 
 clean:
 	rm -rf $(STORE) reports .pytest_cache

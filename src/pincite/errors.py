@@ -14,6 +14,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── InvalidProfile (400)      a company profile for `rank` that does not validate
     │   ├── InvalidContract (400)     a release contract that does not validate
     │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
+    │   ├── InvalidTarget (400)       a fill target that is not a readable .xlsx within the limits
     │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
@@ -93,6 +94,17 @@ class InvalidSchema(UsageError):
     """An extraction schema file is malformed; the message names the file and the path."""
 
     code = "invalid_schema"
+
+
+class InvalidTarget(UsageError):
+    """A fill target workbook refused: not an .xlsx, unreadable, or past a limit."""
+
+    code = "invalid_target"
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(f"target {Path(path).name}: {why}; give --target an .xlsx workbook "
+                         "within the limits")
+        self.path = str(path)
 
 
 class OutputUnwritable(UsageError):

@@ -504,3 +504,4 @@ _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.
               "release_ops": "pincite.release.ops", "release_status": "pincite.release.ops",
               "canary_generation": "pincite.release.ops",
               "open_embedder": "pincite.embed.factory"})
+_LAZY["fill_workbook"] = "pincite.fill.solve"  # workbook fill (issue 16), loaded on first use

@@ -136,7 +136,9 @@ def test_examples_corpus_ingests_cleanly(tmp_path):
     lines = [json.loads(x) for x in out.stdout.splitlines()]
     assert {x["source_id"]: x["status"] for x in lines} == {
         "tender/anexo-tecnico.docx": "new", "tender/anuncio.html": "new",
-        "tender/pliego.pdf": "new"}
+        "tender/pliego.pdf": "new", "workbook/annual-report.pdf": "new",
+        "workbook/key-figures.xlsx": "new", "workbook/marks.csv": "new",
+        "workbook/operating-model.xlsx": "new"}
 
 
 def test_cli_reference_in_docs_is_current():
@@ -167,8 +169,10 @@ def test_tables_and_facts_commands_on_the_example_tender(tmp_path):
     # a fact is a citation: its span verifies
     cfile = tmp_path / "f.json"
     cfile.write_text(json.dumps({
-        "doc_id": turnover["doc_id"], "doc_sha256": json.loads(invoke(
-            "sources", "--json", store=store).stdout.splitlines()[-1])["doc_sha256"],
+        "doc_id": turnover["doc_id"], "doc_sha256": next(
+            s["doc_sha256"] for s in map(json.loads, invoke(
+                "sources", "--json", store=store).stdout.splitlines())
+            if s["source_id"] == "tender/pliego.pdf"),
         "text_layer": turnover["text_layer"], "locator": turnover["locator"],
         "char_start": turnover["char_start"], "char_end": turnover["char_end"],
         "quote": turnover["value"]}))

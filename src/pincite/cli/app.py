@@ -15,6 +15,7 @@ from . import (
     durable,
     evaluation,
     extraction,
+    filling,
     ranking,
     releasing,
     retrieval,
@@ -44,6 +45,7 @@ documents.register(app)   # ingest, reparse, acl, sources, show, tables, facts, 
 evaluation.register(app)  # eval …
 retrieval.register(app)   # search, ask, delete, index …
 extraction.register(app)  # extract
+filling.register(app)     # fill
 reviewing.register(app)   # review …, calibrate
 ranking.register(app)     # rank
 releasing.register(app)   # release …

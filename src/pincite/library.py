@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from .model import (
     parse_acl_entry,
 )
 from .model.names import check_source_id
+from .review.desk import ReviewDesk
 from .store import QuarantineRecord, open_store
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from .retrieve.bundle import EvidenceBundle
     from .retrieve.rerank import Reranker
     from .review.calibration import ThresholdRow, format_table, seed_worked_example
-    from .review.queue import Clock, ReviewQueue
     from .runs.book import RunBook
     from .sources.acquire import walk_inputs
     from .sources.ingest import IngestResult
@@ -89,7 +88,7 @@ def open_library(url: str | Path, *, create: bool = False) -> Library:
     return Library(open_store(url, create=create))
 
 
-class Library:
+class Library(ReviewDesk):
     """A pincite library: sources, revisions, text layers and citations in one store."""
 
     def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
@@ -429,59 +428,6 @@ class Library:
             raise UsageError(f"unknown value type {bad[0]!r}: use one of {', '.join(VALUE_TYPES)}")
         rev, layer = self.document(principal, doc)
         return extract_facts(layer, rev.doc_id, types=list(types) if types else None)
-
-    # ---- review and calibration -------------------------------------------------------
-
-    def review_queue(self, principal: Principal, *, clock: Clock | None = None) -> ReviewQueue:
-        """Return the review queue as `principal` sees it: list, next, decide, release,
-        incidents and settings."""
-        from .review.queue import ReviewQueue
-
-        return ReviewQueue(self.store, principal, clock=clock)
-
-    def review_evidence(self, principal: Principal, item: Mapping[str, Any]
-                        ) -> list[dict[str, Any]]:
-        """Return each cited passage of a review item, in reading order, for its page."""
-        from .review.evidence import evidence_views
-
-        return evidence_views(self.store, principal, dict(item))
-
-    def review_page_image(self, principal: Principal, item: Mapping[str, Any], k: int,
-                          page: int) -> bytes:
-        """Return page `page` of the PDF that a review item's `k`-th evidence cites, as PNG."""
-        from .review.evidence import render_page_png
-
-        ev = list(item.get("evidence") or ())
-        if not 0 <= k < len(ev) or not ev[k].get("doc_id"):  # a purged document's: a tombstone
-            raise NotFound("evidence", f"{item.get('id')}/{k}")
-        rev = resolve_doc(self.store, principal, str(ev[k]["doc_id"]))
-        if rev.media_type != "application/pdf":
-            raise NotFound("page image", f"{rev.doc_id} p.{page}")
-        return render_page_png(self.store, rev, page)
-
-    def review_metrics(self, principal: Principal, *, now: datetime | None = None
-                       ) -> dict[str, Any]:
-        """Return the review metrics of the documents `principal` can see."""
-        from .review.metrics import review_metrics
-
-        return review_metrics(self.store, principal, now=now)
-
-    def calibration(self, principal: Principal, *, field: str | None = None) -> dict[str, Any]:
-        """Return the calibration report of the documents of the principal's tenant that it
-        may read (`pincite calibrate`)."""
-        from .review.calibration import calibration_report
-        from .review.queue import visible_source_ids
-
-        return calibration_report(self.store, principal.tenant, field=field,
-                                  visible=visible_source_ids(self.store, principal))
-
-    def reliability_diagram(self, principal: Principal, *, field: str | None = None,
-                            fmt: str = "svg") -> bytes:
-        """Return the reliability diagram of the tenant's calibration, as `svg` or `png`."""
-        from .review.diagram import reliability_diagram
-
-        bins = self.calibration(principal, field=field)["all"]["bins"]
-        return reliability_diagram(bins, fmt=fmt, title=f"Reliability · {field or 'all fields'}")
 
 
 def _embedder(embedder: Embedder | str | None) -> Embedder | None:

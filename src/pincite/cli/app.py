@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import documents, evaluation, extraction, retrieval, reviewing
+from . import documents, evaluation, extraction, keys, retrieval, reviewing, serving
 from .context import set_root_store
 from .options import StoreOpt
 
@@ -36,6 +36,8 @@ evaluation.register(app)  # eval …
 retrieval.register(app)   # search, ask, delete, index …
 extraction.register(app)  # extract
 reviewing.register(app)   # review …, calibrate
+serving.register(app)     # serve, mcp
+keys.register(app)        # keys …
 
 
 def main() -> None:

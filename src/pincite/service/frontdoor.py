@@ -1,0 +1,114 @@
+"""What every HTTP request passes before a route sees it (pure ASGI, so bodies stream):
+
+- the `Host` header must be on the allow-list (421), and a state change (POST, PUT,
+  PATCH, DELETE) that names an `Origin` (or `Referer`) must name the request's own
+  host (403 `cross_site_request`): another web site cannot drive the API or the page;
+- a request body is capped: `max_body` bytes for JSON routes, `max_upload` for the upload
+  route, by `Content-Length` and by counting what arrives (413 `body_too_large`);
+- each request is timed into the metrics and logged as one JSON line (method, route,
+  status, milliseconds, tenant, credential id: never a body, a query or document text).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ..errors import BodyTooLarge, PinciteError
+from .envelope import error_body
+from .guard import Guard
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+log = logging.getLogger("pincite.service")
+
+
+async def send_error(send: Send, exc: PinciteError, headers: dict[str, str] | None = None
+                     ) -> None:
+    """Answer with the error envelope of `exc`."""
+    body = json.dumps(error_body(exc)).encode()
+    hdrs = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"cache-control", b"no-store")]
+    hdrs += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": exc.status, "headers": hdrs})
+    await send({"type": "http.response.body", "body": body})
+
+
+class FrontDoor:
+    """The ASGI middleware in front of the service app (see the module docstring)."""
+
+    def __init__(self, app: Any, *, guard: Guard, max_body: int, max_upload: int,
+                 upload_paths: frozenset[str], metrics: Any = None) -> None:
+        self.app, self.guard = app, guard
+        self.max_body, self.max_upload, self.upload_paths = max_body, max_upload, upload_paths
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = {"code": 500}
+
+        async def send_counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = int(message["status"])
+            await send(message)
+
+        try:
+            await self._serve(scope, receive, send_counted)
+        finally:
+            self._record(scope, status["code"], time.perf_counter() - started)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers") or ()}
+        try:
+            self.guard.check_host(headers.get("host"))
+            self.guard.check_origin(scope["method"], headers.get("host"), headers.get("origin"),
+                                    headers.get("referer"))
+        except PinciteError as exc:
+            await send_error(send, exc)
+            return
+        upload = scope["path"] in self.upload_paths
+        cap = self.max_upload if upload else self.max_body
+        declared = headers.get("content-length")
+        if not upload and declared is not None:
+            try:
+                too_big = int(declared) > cap
+            except ValueError:
+                too_big = True
+            if too_big:
+                await send_error(send, BodyTooLarge(cap))
+                return
+        seen = {"n": 0}
+
+        async def receive_capped() -> Message:
+            message = await receive()
+            if message["type"] == "http.request" and not upload:
+                seen["n"] += len(message.get("body", b""))
+                if seen["n"] > cap:
+                    raise BodyTooLarge(cap)
+            return message
+
+        await self.app(scope, receive_capped, send)
+
+    def _record(self, scope: Scope, status: int, seconds: float) -> None:
+        route = scope.get("route")
+        template = getattr(route, "path_format", None) or getattr(route, "path", None)
+        name = template or ("(unmatched)" if status == 404 else "(refused)")
+        if self.metrics is not None:
+            self.metrics.observe(scope["method"], name, status, seconds)
+        state = scope.get("state") or {}
+        caller = state.get("caller") if isinstance(state, dict) else None
+        log.info(json.dumps({
+            "event": "request", "method": scope["method"], "route": name, "status": status,
+            "ms": round(seconds * 1000, 2),
+            "tenant": getattr(getattr(caller, "principal", None), "tenant", None),
+            "credential": getattr(caller, "via", None)}))

@@ -165,16 +165,18 @@ def generation(lib: Library, gen_id: str | None, *, check: bool = False) -> dict
             **({"problems": problems} if problems is not None else {})}
 
 
-def extract(lib: Library, p: Principal, schema: dict[str, Any], docs: Sequence[str], *,
+def extract(lib: Library, p: Principal, schema: dict[str, Any] | str, docs: Sequence[str], *,
             case_id: str | None = None) -> dict[str, Any]:
-    """`pincite extract DOCS --schema FILE --json`; the schema comes as a JSON object."""
+    """`pincite extract DOCS --schema FILE --json`; the schema comes as the file's text
+    (YAML or JSON: the run's schema digest is then the CLI's) or as a JSON object."""
     from ..library import records_json
 
     if not docs:
         raise UsageError("give the case's documents")
     with tempfile.TemporaryDirectory(prefix="pincite-schema-") as tmp:
-        path = Path(tmp) / "schema.json"
-        path.write_text(json.dumps(schema), encoding="utf-8")
+        path = Path(tmp) / ("schema.yaml" if isinstance(schema, str) else "schema.json")
+        path.write_text(schema if isinstance(schema, str) else json.dumps(schema),
+                        encoding="utf-8")
         result = lib.extract(p, path, list(docs), case_id=case_id)
     return records_json(result.records, run=result.run)
 

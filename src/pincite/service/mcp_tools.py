@@ -97,7 +97,7 @@ def build_mcp(lib: "Library", auth: Authenticator, credential: str) -> Any:
     @server.tool(description="Extract one record per schema field from the case's documents "
                  "(schema: the schema file's content as a JSON object); every value cited "
                  "and decided show/flag/review/abstain.")
-    async def extract(schema: dict[str, Any], docs: list[str], case_id: str | None = None
+    async def extract(schema: dict[str, Any] | str, docs: list[str], case_id: str | None = None
                       ) -> dict[str, Any]:
         return await run("extract", Scope.INGEST, lambda c: contracts.extract(
             lib, c.principal, schema, docs, case_id=case_id))

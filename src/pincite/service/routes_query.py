@@ -19,11 +19,11 @@ MAX_QUERY = 2000
 
 
 class ExtractBody(BaseModel):
-    """What `POST /extract` takes: the schema (the file's content as JSON), the case's
-    documents and, optionally, the case id."""
+    """What `POST /extract` takes: the schema (the file's text, YAML or JSON, or its
+    content as a JSON object), the case's documents and, optionally, the case id."""
 
     model_config = ConfigDict(extra="forbid")
-    schema_: dict[str, Any] = Field(alias="schema")
+    schema_: dict[str, Any] | str = Field(alias="schema")
     docs: list[str] = Field(min_length=1, max_length=100)
     case_id: str | None = Field(default=None, min_length=1, max_length=200)
 

@@ -8,12 +8,12 @@ in-flight cap (`throttle`). Errors are one envelope (`envelope`). The routes cal
 the facade, through `contracts` (the CLI's `--json` bodies).
 """
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ..errors import MissingExtra, PinciteError, RateLimited, UsageError
+from ..errors import MissingExtra, PinciteError, RateLimited, Unauthenticated, UsageError
 from ..limits import Limits
 from ..model import Principal
 from .auth import Authenticator
@@ -53,8 +53,9 @@ class Served:
     metrics: Any
     guard: Guard
 
-    def caller_dependency(self) -> Callable[..., AsyncIterator[Caller]]:
-        """Return the dependency that authenticates, rate-limits and holds a slot."""
+    def caller_dependency(self) -> Callable[..., Caller]:
+        """Return the dependency giving the caller the front door authenticated (the
+        bearer scheme it declares is what the OpenAPI document shows)."""
         from fastapi import Depends, Request
         from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -63,12 +64,11 @@ class Served:
 
         async def caller(request: Request,
                          _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-                         ) -> AsyncIterator[Caller]:
-            c = self.config.auth.bearer(request.headers.get("authorization"))
-            request.state.caller = c
-            self.throttle.take(c.principal.tenant)
-            with self.throttle.slot(c.principal.tenant):
-                yield c
+                         ) -> Caller:
+            found = getattr(request.state, "caller", None)
+            if not isinstance(found, Caller):  # a route the front door let through unsigned
+                raise Unauthenticated()
+            return found
 
         return caller
 
@@ -92,7 +92,7 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
                   else list(LOOPBACK_HOSTS))
     served = Served(lib, config, Throttle(config.limits), Metrics(), guard)
     app = FastAPI(title="pincite", version="1", docs_url=None, redoc_url=None,
-                  openapi_url="/openapi.json",
+                  openapi_url=None,
                   description="Retrieval and extraction where every answer is a verified "
                   "citation. Authenticate with `Authorization: Bearer <key or JWT>`.")
 
@@ -134,6 +134,10 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
         ready = cur is not None
         return JSONResponse({"ready": ready, "generation": cur}, status_code=200 if ready else 503)
 
+    @app.get("/openapi.json", tags=["operations"], summary="This OpenAPI document")
+    def openapi_json(c: Annotated[Caller, Depends(caller)]) -> Any:
+        return app.openapi()
+
     @app.get("/metrics", tags=["operations"], summary="Prometheus metrics (scope admin)")
     def metrics(c: Annotated[Caller, Depends(caller)]) -> Response:
         c.require(Scope.ADMIN)
@@ -145,7 +149,17 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
     signin.mount(app, served)
     attach_openapi(app)
     return FrontDoor(app, guard=guard, max_body=config.max_body, max_upload=config.max_upload,
-                     upload_paths=frozenset({UPLOAD_PATH}), metrics=served.metrics)
+                     upload_paths=frozenset({UPLOAD_PATH}), authenticate=config.auth.bearer,
+                     throttle=served.throttle, public=is_public, metrics=served.metrics)
+
+
+def is_public(path: str) -> bool:
+    """Return True for the paths that take no bearer credential: `/healthz`, the sign-in
+    form, and the review page (whose session `signin` checks on every request)."""
+    from .signin import SIGNIN, UI_BASE
+
+    return path in ("/healthz", SIGNIN, "/signout") or path == UI_BASE or \
+        path.startswith(UI_BASE + "/")
 
 
 def need(caller: Callable[..., Any], scope: Scope) -> Callable[..., Any]:

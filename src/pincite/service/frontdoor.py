@@ -3,6 +3,10 @@
 - the `Host` header must be on the allow-list (421), and a state change (POST, PUT,
   PATCH, DELETE) that names an `Origin` (or `Referer`) must name the request's own
   host (403 `cross_site_request`): another web site cannot drive the API or the page;
+- every request but the public ones (`/healthz`; the sign-in form and the review page,
+  which sign in by session) must authenticate with `Authorization: Bearer` (401) before
+  anything else is read, and the caller's tenant must be within its rate and its
+  in-flight cap (429 with `Retry-After`); the caller is left in `request.state.caller`;
 - a request body is capped: `max_body` bytes for JSON routes, `max_upload` for the upload
   route, by `Content-Length` and by counting what arrives (413 `body_too_large`);
 - each request is timed into the metrics and logged as one JSON line (method, route,
@@ -17,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..errors import BodyTooLarge, PinciteError
+from ..errors import BodyTooLarge, PinciteError, RateLimited
 from .envelope import error_body
 from .guard import Guard
 
@@ -44,8 +48,10 @@ class FrontDoor:
     """The ASGI middleware in front of the service app (see the module docstring)."""
 
     def __init__(self, app: Any, *, guard: Guard, max_body: int, max_upload: int,
-                 upload_paths: frozenset[str], metrics: Any = None) -> None:
+                 upload_paths: frozenset[str], authenticate: Callable[[str | None], Any],
+                 throttle: Any, public: Callable[[str], bool], metrics: Any = None) -> None:
         self.app, self.guard = app, guard
+        self.authenticate, self.throttle, self.public = authenticate, throttle, public
         self.max_body, self.max_upload, self.upload_paths = max_body, max_upload, upload_paths
         self.metrics = metrics
 
@@ -76,6 +82,26 @@ class FrontDoor:
         except PinciteError as exc:
             await send_error(send, exc)
             return
+        if self.public(scope["path"]):
+            await self._capped(scope, receive, send, headers)
+            return
+        try:
+            caller = self.authenticate(headers.get("authorization"))
+            scope.setdefault("state", {})["caller"] = caller
+            tenant = caller.principal.tenant
+            self.throttle.take(tenant)
+            with self.throttle.slot(tenant):
+                await self._capped(scope, receive, send, headers)
+        except PinciteError as exc:
+            if isinstance(exc, RateLimited):
+                await send_error(send, exc, {"Retry-After": str(exc.retry_after)})
+            elif exc.status in (401, 403):
+                await send_error(send, exc)
+            else:
+                raise
+
+    async def _capped(self, scope: Scope, receive: Receive, send: Send,
+                      headers: dict[str, str]) -> None:
         upload = scope["path"] in self.upload_paths
         cap = self.max_upload if upload else self.max_body
         declared = headers.get("content-length")

@@ -244,3 +244,20 @@ def _hs256() -> str:
     return jwt.encode({"iss": "https://id.example.test/", "aud": "pincite", "org": "demo",
                        "preferred_username": "ana", "exp": int(time.time()) + 300,
                        "scope": "read"}, "k1" * 16, algorithm="HS256", headers={"kid": "k1"})
+
+
+def test_sign_in_needs_the_forms_token_and_the_pages_origin(svc):
+    with httpx.Client(base_url=svc.base) as c:
+        form = c.get("/signin")
+        token = re.search(r'name="csrf_token" value="([^"]+)"', form.text).group(1)
+        assert "samesite=strict" in form.headers["set-cookie"].lower()
+        r = c.post("/signin", data={"credential": svc.keys["demo"]})  # no token
+        assert r.status_code == 403 and "pincite_session" not in r.headers.get("set-cookie", "")
+        r = c.post("/signin", data={"credential": svc.keys["demo"], "csrf_token": token},
+                   headers={"Origin": "http://evil.example"})
+        assert r.status_code == 403
+        r = c.post("/signin", data={"credential": svc.keys["demo"], "csrf_token": token})
+        assert r.status_code == 303 and r.headers["location"] == "/ui/"
+        # the session signs in the page only: the API still wants a bearer credential
+        assert c.get("/sources").status_code == 401
+        assert c.get("/ui/items.json").status_code == 200

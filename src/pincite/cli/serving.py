@@ -59,6 +59,9 @@ def serve(
                                        "above the rate.")] = 100,
     concurrency: Annotated[int, typer.Option(
         "--concurrency", help="Requests of one tenant in flight at most.")] = 16,
+    threads: Annotated[int | None, typer.Option(
+        "--threads", help="Library calls run at once; the rest wait their turn (default: "
+        "the CPUs, 2 to 8; searches slow down with more threads than cores).")] = None,
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder of the generations ingest publishes (minilm or hash).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
@@ -86,7 +89,9 @@ def serve(
         config = ServiceConfig(
             auth=_authenticator(keys, oidc, store),
             limits=TenantLimits(rate=rate, burst=burst, concurrency=concurrency),
-            allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder)
+            allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder,
+            **({"threads": int(check_number("--threads", threads, 1, 256, integer=True))}
+               if threads is not None else {}))
         app = create_service(open_library(store_url(store)), config)
     if not quiet:
         _json_logs()

@@ -41,6 +41,9 @@ class ServiceConfig:
     upload_dir: Path | None = None
     session_seconds: float = 8 * 3600.0
     embedder: str | None = None  # of the generations ingest publishes
+    # library calls run at once: searches lose throughput with more threads than cores
+    # (bench/serve.py: 8 threads on 2 cores give a third of one thread's rate)
+    threads: int = field(default_factory=lambda: default_threads())
 
 
 @dataclass
@@ -150,7 +153,8 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
     attach_openapi(app)
     return FrontDoor(app, guard=guard, max_body=config.max_body, max_upload=config.max_upload,
                      upload_paths=frozenset({UPLOAD_PATH}), authenticate=config.auth.bearer,
-                     throttle=served.throttle, public=is_public, metrics=served.metrics)
+                     throttle=served.throttle, public=is_public, metrics=served.metrics,
+                     threads=config.threads)
 
 
 def is_public(path: str) -> bool:
@@ -160,6 +164,13 @@ def is_public(path: str) -> bool:
 
     return path in ("/healthz", SIGNIN, "/signout") or path == UI_BASE or \
         path.startswith(UI_BASE + "/")
+
+
+def default_threads() -> int:
+    """Return how many library calls run at once by default: the CPUs, from 2 to 8."""
+    import os
+
+    return max(2, min(8, os.cpu_count() or 2))
 
 
 def need(caller: Callable[..., Any], scope: Scope) -> Callable[..., Any]:

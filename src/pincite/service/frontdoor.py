@@ -49,8 +49,10 @@ class FrontDoor:
 
     def __init__(self, app: Any, *, guard: Guard, max_body: int, max_upload: int,
                  upload_paths: frozenset[str], authenticate: Callable[[str | None], Any],
-                 throttle: Any, public: Callable[[str], bool], metrics: Any = None) -> None:
+                 throttle: Any, public: Callable[[str], bool], metrics: Any = None,
+                 threads: int | None = None) -> None:
         self.app, self.guard = app, guard
+        self.threads = threads  # library calls at once (the worker thread pool's size)
         self.authenticate, self.throttle, self.public = authenticate, throttle, public
         self.max_body, self.max_upload, self.upload_paths = max_body, max_upload, upload_paths
         self.metrics = metrics
@@ -59,6 +61,11 @@ class FrontDoor:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.threads:
+            import anyio.to_thread
+
+            anyio.to_thread.current_default_thread_limiter().total_tokens = self.threads
+            self.threads = None
         started = time.perf_counter()
         status = {"code": 500}
 

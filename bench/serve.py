@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
 
     import pincite
     from pincite.model import Principal
-    from pincite.service.keys import KeyRing
+    from pincite.service.keyring import KeyRing
     from pincite.service.scopes import Scope
 
     docs, queries = corpus(args.docs)

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pincite.model import Principal
-from pincite.service.app import ServiceConfig, create_service
 from pincite.service.auth import Authenticator
-from pincite.service.keys import KeyRing
+from pincite.service.keyring import KeyRing
 from pincite.service.scopes import Scope
+from pincite.service.served import ServiceConfig
+from pincite.service.server import create_service
 from pincite.service.throttle import TenantLimits
 from tests.corpus import add, publish, tender_library
 from tests.review.queues import extract_tender

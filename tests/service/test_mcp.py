@@ -17,7 +17,7 @@ import anyio
 import httpx
 import pytest
 
-from pincite.service.keys import KeyRing
+from pincite.service.keyring import KeyRing
 from tests.service.serving import ANA, CANARY, GUS, WORKING, build_store
 
 TOOLS = {"search", "ask", "cite", "verify", "show", "extract"}

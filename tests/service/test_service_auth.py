@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pincite.service.keys import KeyRing
+from pincite.service.keyring import KeyRing
 from tests.commands import invoke
 from tests.corpus import TENDER_DOCS
 from tests.service.serving import CANARY, running
@@ -200,8 +200,9 @@ def test_jwt_bearer_tokens_map_claims_to_the_principal(oidc, tmp_path):
     root, key = oidc
     lib = build_store(tmp_path)
     try:
-        from pincite.service.app import ServiceConfig, create_service
         from pincite.service.auth import Authenticator
+        from pincite.service.served import ServiceConfig
+        from pincite.service.server import create_service
         from tests.service.clients import served_over_http
 
         app = create_service(lib, ServiceConfig(auth=Authenticator(

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 
 from pincite.model import Principal
-from pincite.service.keys import KeyRing
+from pincite.service.keyring import KeyRing
 from pincite.service.scopes import Scope
 from tests.corpus import TERMS_EN, add, publish
 

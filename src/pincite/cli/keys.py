@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
 
 def ring(keys: Path | None, store: str | None):  # type: ignore[no-untyped-def]
     """Return the key ring of `--keys`, else of the store."""
-    from ..service.keys import KeyRing, default_keys_path
+    from ..service.keyring import KeyRing, default_keys_path
 
     return KeyRing(keys if keys is not None else default_keys_path(store_url(store)))
 

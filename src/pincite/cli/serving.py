@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
 
 def _authenticator(keys: Path | None, oidc: Path | None, store: str | None) -> Any:
     from ..service.auth import Authenticator
-    from ..service.keys import KeyRing, default_keys_path
+    from ..service.keyring import KeyRing, default_keys_path
     from ..service.oidc import OidcVerifier
 
     ring = KeyRing(keys if keys is not None else default_keys_path(store_url(store)))
@@ -83,15 +83,16 @@ def serve(
 
             raise MissingExtra("uvicorn", "review") from None
         from ..library import open_library
-        from ..service.app import ServiceConfig, create_service, loopback_hosts
+        from ..service.served import ServiceConfig
+        from ..service.server import create_service, loopback_hosts
         from ..service.throttle import TenantLimits
 
         config = ServiceConfig(
             auth=_authenticator(keys, oidc, store),
             limits=TenantLimits(rate=rate, burst=burst, concurrency=concurrency),
-            allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder,
-            **({"threads": int(check_number("--threads", threads, 1, 256, integer=True))}
-               if threads is not None else {}))
+            allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder)
+        if threads is not None:
+            config.threads = int(check_number("--threads", threads, 1, 256, integer=True))
         app = create_service(open_library(store_url(store)), config)
     if not quiet:
         _json_logs()

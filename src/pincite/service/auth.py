@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Unauthenticated
-from .keys import KEY_PREFIX, KeyRing
+from .keyring import KEY_PREFIX, KeyRing
 from .oidc import OidcVerifier
 from .scopes import Caller
 

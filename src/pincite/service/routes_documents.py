@@ -16,7 +16,7 @@ from .openapi_doc import LIST, OBJECT, ref, returns
 from .scopes import Scope
 
 if TYPE_CHECKING:
-    from .app import Served
+    from .served import Served
 
 _CHUNK_DRAIN_LIMIT = 64 * 1024 * 1024  # read past the cap at most this much, then close
 
@@ -51,7 +51,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
     """Add the document routes to `app`."""
     from fastapi import Depends, Query, Request
 
-    from .app import need
+    from .served import need
 
     lib = served.lib
     read = Depends(need(caller, Scope.READ))

@@ -12,7 +12,7 @@ from .openapi_doc import LIST, OBJECT, ref, returns
 from .scopes import Scope
 
 if TYPE_CHECKING:
-    from .app import Served
+    from .served import Served
 
 MAX_K = 200
 MAX_QUERY = 2000
@@ -33,7 +33,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
     from fastapi import Depends, Query
     from fastapi import Path as PathParam
 
-    from .app import need
+    from .served import need
 
     lib = served.lib
     read = Depends(need(caller, Scope.READ))

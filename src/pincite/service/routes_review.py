@@ -11,7 +11,7 @@ from .openapi_doc import LIST, OBJECT, ref, returns
 from .scopes import Scope
 
 if TYPE_CHECKING:
-    from .app import Served
+    from .served import Served
 
 ROW_ID_MAX = 2**63 - 1
 MAX_LEASE = 7 * 86400.0
@@ -42,7 +42,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
     from fastapi import Depends, Query
     from fastapi import Path as PathParam
 
-    from .app import need
+    from .served import need
 
     lib = served.lib
     review = Depends(need(caller, Scope.REVIEW))

@@ -18,7 +18,7 @@ from .guard import SESSION_COOKIE, TOKEN_FIELD
 from .scopes import Caller, Scope
 
 if TYPE_CHECKING:
-    from .app import Served
+    from .served import Served
 
 UI_BASE = "/ui"
 SIGNIN = "/signin"

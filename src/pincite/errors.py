@@ -20,6 +20,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── Unauthenticated (401)         a service request without valid credentials (key or JWT)
     ├── RateLimited (429)             a tenant over its request rate or concurrency cap
     ├── BodyTooLarge (413)            a request body over the service's cap
+    ├── RequestTimeout (503)          a service request that ran past its time limit
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
     ├── SpaceMismatch (409)           a vector, cache or index of another embedding space
@@ -462,3 +463,14 @@ class BodyTooLarge(PinciteError):
     def __init__(self, limit: int, what: str = "request body") -> None:
         super().__init__(f"the {what} is over the {limit}-byte limit; send a smaller one")
         self.limit = limit
+
+
+class RequestTimeout(PinciteError):
+    """A service request that ran past the server's time limit; the answer was dropped."""
+
+    code = "request_timeout"
+    status = 503
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the request ran past the {seconds:g}-second limit; narrow it (fewer "
+                         "documents, a smaller k) or retry later")

@@ -59,6 +59,9 @@ def serve(
                                        "above the rate.")] = 100,
     concurrency: Annotated[int, typer.Option(
         "--concurrency", help="Requests of one tenant in flight at most.")] = 16,
+    timeout: Annotated[float, typer.Option(
+        "--timeout", help="Seconds a request may run before it is answered 503 (uploads are "
+        "bounded by size instead).")] = 120.0,
     threads: Annotated[int | None, typer.Option(
         "--threads", help="Library calls run at once; the rest wait their turn (default: "
         "the CPUs, 2 to 8; searches slow down with more threads than cores).")] = None,
@@ -90,7 +93,8 @@ def serve(
         config = ServiceConfig(
             auth=_authenticator(keys, oidc, store),
             limits=TenantLimits(rate=rate, burst=burst, concurrency=concurrency),
-            allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder)
+            allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder,
+            timeout=check_number("--timeout", timeout, 0.001, 86400))
         if threads is not None:
             config.threads = int(check_number("--threads", threads, 1, 256, integer=True))
         app = create_service(open_library(store_url(store)), config)

@@ -21,6 +21,7 @@ _HINTS = {
     "cross_site_request": "send state changes from the page's own origin with its CSRF token",
     "unknown_host": "use a host name the service is configured to answer",
     "store_busy": "retry shortly",
+    "request_timeout": "narrow the request or retry later",
     "review_conflict": "reload the item: its claim or state changed",
     "quote_not_found": "check the quote's wording against `show`",
 }

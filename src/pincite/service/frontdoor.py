@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..errors import BodyTooLarge, PinciteError, RateLimited
+from ..errors import BodyTooLarge, PinciteError, RateLimited, RequestTimeout
 from .envelope import error_body
 from .guard import Guard
 
@@ -50,9 +50,10 @@ class FrontDoor:
     def __init__(self, app: Any, *, guard: Guard, max_body: int, max_upload: int,
                  upload_paths: frozenset[str], authenticate: Callable[[str | None], Any],
                  throttle: Any, public: Callable[[str], bool], metrics: Any = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, timeout: float | None = None) -> None:
         self.app, self.guard = app, guard
         self.threads = threads  # library calls at once (the worker thread pool's size)
+        self.timeout = timeout
         self.authenticate, self.throttle, self.public = authenticate, throttle, public
         self.max_body, self.max_upload, self.upload_paths = max_body, max_upload, upload_paths
         self.metrics = metrics
@@ -72,12 +73,29 @@ class FrontDoor:
         async def send_counted(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = int(message["status"])
+                status["started"] = 1
             await send(message)
 
         try:
-            await self._serve(scope, receive, send_counted)
+            await self._timed(scope, receive, send_counted, status)
         finally:
             self._record(scope, status["code"], time.perf_counter() - started)
+
+    async def _timed(self, scope: Scope, receive: Receive, send: Send,
+                     status: dict[str, int]) -> None:
+        """Serve within the time limit: past it the request is cancelled where it waits and
+        answered 503 (a library call already running in a worker thread finishes there,
+        its answer dropped). The upload route is bounded by its size, not by time, and
+        `/healthz` by nothing."""
+        import anyio
+
+        if not self.timeout or scope["path"] in self.upload_paths or scope["path"] == "/healthz":
+            await self._serve(scope, receive, send)
+            return
+        with anyio.move_on_after(self.timeout) as scope_:
+            await self._serve(scope, receive, send)
+        if scope_.cancelled_caught and status.get("started") is None:
+            await send_error(send, RequestTimeout(self.timeout))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")

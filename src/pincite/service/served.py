@@ -35,6 +35,7 @@ class ServiceConfig:
     # library calls run at once: searches lose throughput with more threads than cores
     # (bench/serve.py: 8 threads on 2 cores give a third of one thread's rate)
     threads: int = field(default_factory=lambda: default_threads())
+    timeout: float | None = 120.0  # seconds a request may run (not uploads)
 
 
 @dataclass

@@ -102,7 +102,7 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
     return FrontDoor(app, guard=guard, max_body=config.max_body, max_upload=config.max_upload,
                      upload_paths=frozenset({UPLOAD_PATH}), authenticate=config.auth.bearer,
                      throttle=served.throttle, public=is_public, metrics=served.metrics,
-                     threads=config.threads)
+                     threads=config.threads, timeout=config.timeout)
 
 
 def is_public(path: str) -> bool:

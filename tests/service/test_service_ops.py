@@ -47,3 +47,16 @@ def test_a_request_past_the_time_limit_is_answered_503(tmp_path):
             assert httpx.get(svc.base + "/healthz").status_code == 200
     finally:
         lib.close()
+
+
+def test_purge_takes_the_admin_scope_and_then_nothing_answers(tmp_path):
+    with running(tmp_path) as svc, httpx.Client(base_url=svc.base) as c:
+        doc = {"source_id": "globex/supply.md", "purge": "true"}
+        assert c.delete("/sources", params=doc, headers=svc.auth("globex")).status_code == 403
+        assert c.delete("/sources", params=doc, headers=svc.auth("demo-admin")).status_code == 404
+        r = c.delete("/sources", params=doc, headers=svc.auth("globex-admin"))
+        assert r.status_code == 200 and r.json()["source_id"] == "globex/supply.md"
+        assert c.get("/show", params={"doc": "globex/supply.md"},
+                     headers=svc.auth("globex")).status_code == 404
+        got = c.get("/search", params={"q": CANARY}, headers=svc.auth("globex")).json()
+        assert got["items"] == []

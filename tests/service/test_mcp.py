@@ -63,6 +63,12 @@ async def _session_calls(store: Path, keys: Path, key: str) -> dict[str, Any]:
             out["ask"] = _payload(await session.call_tool(
                 "ask", {"question": "¿Cuál es el plazo de ejecución?"}))
             out["canary"] = _payload(await session.call_tool("search", {"query": CANARY}))
+            cited = await session.call_tool("cite", {"doc": "tender/pliego.pdf",
+                                                     "quotes": ["garantía definitiva"]})
+            out["cite_error"] = cited.is_error
+            if not cited.is_error:
+                entries = _payload(cited)["result"]
+                out["verify"] = _payload(await session.call_tool("verify", {"entries": entries}))
             shown = await session.call_tool("show", {"doc": "tender/pliego.pdf"})
             out["show_error"] = shown.is_error
             out["show_text"] = "" if shown.is_error else shown.content[0].text[:2000]
@@ -82,6 +88,8 @@ def test_search_and_ask_give_verified_citations_and_nothing_to_another_tenant(st
     cits = [i["citation"] for i in ask["items"]]
     assert all(c["quote_verified"] is True and c["verify_reason"] for c in cits)
     assert not demo["show_error"]
+    assert not demo["cite_error"]
+    assert [v["quote_verified"] for v in demo["verify"]["result"]] == [True]
     assert CANARY not in json.dumps(demo["canary"]["result"]["items"])
 
     globex = anyio.run(_session_calls, path, keys, k["globex"])
@@ -89,6 +97,7 @@ def test_search_and_ask_give_verified_citations_and_nothing_to_another_tenant(st
         i["doc_id"].startswith("globex/") for i in globex["search"]["result"]["items"])
     assert "tender/" not in json.dumps(globex["ask"]["result"])
     assert globex["show_error"] is True  # not found, as a missing document
+    assert globex["cite_error"] is True
     assert CANARY in json.dumps(globex["canary"]["result"]["items"])
 
 

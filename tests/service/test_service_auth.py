@@ -262,3 +262,41 @@ def test_sign_in_needs_the_forms_token_and_the_pages_origin(svc):
         # the session signs in the page only: the API still wants a bearer credential
         assert c.get("/sources").status_code == 401
         assert c.get("/ui/items.json").status_code == 200
+
+
+def test_the_jwks_may_come_from_a_url(oidc, tmp_path):
+    import http.server
+    import threading
+
+    from pincite.service.oidc import OidcVerifier
+
+    root, key = oidc
+    jwks = (root / "jwks.json").read_bytes()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(jwks)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        cfg = json.loads((root / "oidc.json").read_text())
+        cfg.pop("jwks_file")
+        cfg["jwks_url"] = f"http://127.0.0.1:{server.server_port}/jwks.json"
+        (tmp_path / "oidc.json").write_text(json.dumps(cfg))
+        verifier = OidcVerifier.from_file(tmp_path / "oidc.json")
+        caller = verifier.authenticate(_token(key))
+        assert str(caller.principal) == "demo:ana:analysts"
+        with pytest.raises(Exception) as e:
+            verifier.authenticate(_token(key, aud="other"))
+        assert getattr(e.value, "status", None) == 401
+    finally:
+        server.shutdown()
+        server.server_close()

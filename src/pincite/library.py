@@ -429,6 +429,15 @@ class Library(ReviewDesk):
         rev, layer = self.document(principal, doc)
         return extract_facts(layer, rev.doc_id, types=list(types) if types else None)
 
+    def ingest_upload(self, path: Path, *, name: str, source_id: str, tenant: str, acl: Sequence[str] | None,
+                      new_acl: Sequence[str] | None = None, owner: str | None = None) -> IngestResult:
+        """Ingest the upload `name` the service spooled to `path`; acl/new_acl as `ingest`; no publish."""
+        from .sources.acquire import Input
+        from .sources.ingest import Ingestor
+        keep = acl is not None or self.store.source(tenant, check_source_id(source_id)) is not None
+        with Ingestor(self.store, tenant=tenant, acl=acl if keep else new_acl, owner=owner) as ing:
+            return ing.ingest_file(Input(Path(name), source_id, path), source_id=source_id)
+
 
 def _embedder(embedder: Embedder | str | None) -> Embedder | None:
     """Return the embedder named or given (None: the generation's own space decides)."""

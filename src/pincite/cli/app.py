@@ -16,10 +16,12 @@ from . import (
     evaluation,
     extraction,
     filling,
+    keys,
     ranking,
     releasing,
     retrieval,
     reviewing,
+    serving,
 )
 from .context import set_root_store
 from .options import StoreOpt
@@ -50,6 +52,8 @@ reviewing.register(app)   # review …, calibrate
 ranking.register(app)     # rank
 releasing.register(app)   # release …
 durable.register(app)     # worker, runs
+serving.register(app)     # serve, mcp
+keys.register(app)        # keys …
 
 
 def main() -> None:

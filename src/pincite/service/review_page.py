@@ -1,7 +1,10 @@
 """The review page: FastAPI + server-rendered Jinja2 templates + a little plain JS.
 
 `create_app(lib, principal)` returns an app that acts as one reviewer (`pincite review
-serve --as PRINCIPAL`; real sign-in comes with the HTTP service). Routes:
+serve --as PRINCIPAL`); `create_app(lib, resolve=…, base="/ui")` is the page the service
+(`pincite serve`) mounts, acting as whoever signed in (`resolve(request)` returns the
+session's principal or raises `Unauthenticated`, which sends a browser to sign in). Routes
+(under `base`):
 
     GET  /                                  the queue, with filters (state, reason, field, hard, mine)
     POST /next                              claim the next item → its page (or the queue when empty)
@@ -23,6 +26,7 @@ browsers, with the error's HTTP status.
 
 import json
 from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote as urlquote
@@ -36,7 +40,8 @@ if TYPE_CHECKING:
     from ..library import Library
 
 Clock = Callable[[], datetime]
-
+Resolve = Callable[[Any], Principal]
+_acting: ContextVar[Principal | None] = ContextVar("pincite_review_principal", default=None)
 
 
 def _jinja() -> Any:
@@ -49,12 +54,15 @@ def _jinja() -> Any:
     return env
 
 
-def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = None,
-               allowed_hosts: Iterable[str] | None = None) -> Any:
-    """Return the review app acting as `principal` over the library `lib`.
+def create_app(lib: "Library", principal: Principal | None = None, *, clock: Clock | None = None,
+               allowed_hosts: Iterable[str] | None = None, resolve: Resolve | None = None,
+               base: str = "", guard: Guard | None = None, signin_url: str | None = None) -> Any:
+    """Return the review app acting as `principal` (or as `resolve(request)` returns, per
+    request) over the library `lib`.
 
     `allowed_hosts` are the `Host` values served (`name` for any port, `name:port` for one);
-    by default 127.0.0.1, localhost and [::1].
+    by default 127.0.0.1, localhost and [::1]. `base` is the path the app is mounted at;
+    `signin_url` is where a browser without a principal is sent.
     """
     try:
         from fastapi import Depends, FastAPI, Form, Request
@@ -64,11 +72,22 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise MissingExtra("fastapi", "review") from exc
 
+    if (principal is None) == (resolve is None):
+        raise UsageError("give the review page a principal or a resolver, not both")
     env = _jinja()
-    guard = Guard(allowed_hosts)
+    env.globals["base"] = base
+    guard = guard or Guard(allowed_hosts)
+
+    def who() -> Principal:
+        acting = principal or _acting.get()
+        assert acting is not None, "the review page runs only behind its guard"
+        return acting
 
     async def same_origin_with_token(request: Request) -> None:
-        """Refuse a state-changing request from another origin or without the token."""
+        """Refuse a state-changing request from another origin or without the token; find
+        who acts."""
+        if resolve is not None:
+            _acting.set(resolve(request))
         if request.method.upper() not in UNSAFE_METHODS:
             return
         h = request.headers
@@ -84,10 +103,11 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
                   dependencies=[Depends(same_origin_with_token)])
 
     def queue() -> Any:
-        return lib.review_queue(principal, clock=clock)
+        return lib.review_queue(who(), clock=clock)
 
     def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        html = env.get_template(name).render(principal=str(principal),
+        acting = principal or _acting.get()
+        html = env.get_template(name).render(principal=str(acting or ""),
                                              csrf_token=getattr(request.state, "csrf", ""), **ctx)
         return HTMLResponse(html, status_code=status)
 
@@ -97,6 +117,8 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
 
     def error_response(request: Request, exc: PinciteError) -> Response:
         """The one error helper: a JSON envelope, or the same message on a page."""
+        if exc.status == 401 and signin_url and not wants_json(request):
+            return RedirectResponse(signin_url, status_code=303)
         if wants_json(request):
             return JSONResponse(exc.to_dict(), status_code=exc.status)
         return page(request, "review_error.html", status=exc.status, code=exc.code, message=exc.message)
@@ -161,9 +183,9 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         if wants_json(request):
             return JSONResponse(it)
         if it is None:
-            return RedirectResponse("/?message=" + urlquote("The queue holds nothing for you."),
+            return RedirectResponse(base + "/?message=" + urlquote("The queue holds nothing for you."),
                                     status_code=303)
-        return RedirectResponse(f"/items/{it['id']}", status_code=303)
+        return RedirectResponse(f"{base}/items/{it['id']}", status_code=303)
 
     @app.get("/items/{item_id}.json")
     def item_json(item_id: int) -> JSONResponse:
@@ -174,14 +196,14 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         q = queue()
         it = q.item(item_id)
         mine = bool(it["claim_live"]) and it["claimed_by"] == q.reviewer
-        views = lib.review_evidence(principal, it)
+        views = lib.review_evidence(who(), it)
         cand = json.dumps(it["candidate"].get("value"), ensure_ascii=False, indent=1)
         return page(request, "review_item.html", item=it, views=views, mine=mine, candidate_json=cand,
                     message=message, error=False)
 
     @app.get("/items/{item_id}/evidence/{k}/page/{page_no}.png")
     def page_image(item_id: int, k: int, page_no: int) -> Response:
-        png = lib.review_page_image(principal, queue().item(item_id), k, page_no)
+        png = lib.review_page_image(who(), queue().item(item_id), k, page_no)
         return Response(png, media_type="image/png")
 
     @app.post("/items/{item_id}/decide")
@@ -205,7 +227,7 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         if wants_json(request):
             return JSONResponse({"ok": True, "item": res["item"], "label": res["label"],
                                  "incident": res["incident"]})
-        return RedirectResponse(f"/items/{item_id}?message=" + urlquote(f"Saved: {chosen}"),
+        return RedirectResponse(f"{base}/items/{item_id}?message=" + urlquote(f"Saved: {chosen}"),
                                 status_code=303)
 
     @app.post("/items/{item_id}/release")
@@ -213,24 +235,24 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         queue().release(item_id)
         if wants_json(request):
             return JSONResponse({"ok": True})
-        return RedirectResponse("/?message=" + urlquote(f"Released item {item_id}."), status_code=303)
+        return RedirectResponse(base + "/?message=" + urlquote(f"Released item {item_id}."), status_code=303)
 
     @app.get("/metrics", response_class=HTMLResponse)
     def metrics_page(request: Request) -> HTMLResponse:
         return page(request, "review_metrics.html",
-                    m=lib.review_metrics(principal, now=clock() if clock else None))
+                    m=lib.review_metrics(who(), now=clock() if clock else None))
 
     @app.get("/metrics.json")
     def metrics_json() -> JSONResponse:
-        return JSONResponse(lib.review_metrics(principal, now=clock() if clock else None))
+        return JSONResponse(lib.review_metrics(who(), now=clock() if clock else None))
 
     @app.get("/calibration.json")
     def calibration_json(field: str = "") -> JSONResponse:
-        return JSONResponse(lib.calibration(principal, field=field or None))
+        return JSONResponse(lib.calibration(who(), field=field or None))
 
     @app.get("/reliability.svg")
     def reliability_svg(field: str = "") -> Response:
-        svg = lib.reliability_diagram(principal, field=field or None, fmt="svg")
+        svg = lib.reliability_diagram(who(), field=field or None, fmt="svg")
         return Response(svg, media_type="image/svg+xml")
 
     @app.post("/incidents/{incident_id}/clear")
@@ -238,7 +260,7 @@ def create_app(lib: "Library", principal: Principal, *, clock: Clock | None = No
         queue().clear_incident(incident_id)
         if wants_json(request):
             return JSONResponse({"ok": True})
-        return RedirectResponse("/metrics", status_code=303)
+        return RedirectResponse(base + "/metrics", status_code=303)
 
     return app
 

@@ -1,0 +1,201 @@
+"""Every CLI `--json` contract has a route that answers with the same body.
+
+Read-only commands run against the served store itself and must match byte for byte
+(as parsed JSON). Commands that change the store run on a copy made before the server
+started, step for step with the same requests over HTTP; only clock readings and run ids
+are masked. A command with `--json` that is neither served nor listed as operator-only
+fails the inventory test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.commands import command_paths, invoke
+from tests.corpus import EXAMPLES, TENDER_DOCS
+from tests.review.queues import strict_schema
+from tests.service.serving import ANA, build_store, copy_store, running
+
+AS = ["--as", str(ANA)]
+
+# command path → the route that serves its --json body
+SERVED = {
+    ("sources",): "GET /sources", ("show",): "GET /show", ("tables",): "GET /tables",
+    ("facts",): "GET /facts", ("cite",): "POST /cite", ("verify",): "POST /verify",
+    ("search",): "GET /search", ("ask",): "GET /ask", ("delete",): "DELETE /sources",
+    ("acl",): "PUT /acl", ("ingest",): "POST /ingest", ("extract",): "POST /extract",
+    ("calibrate",): "GET /calibration", ("index", "list"): "GET /generations",
+    ("index", "show"): "GET /generations/{gen_id}", ("review", "list"): "GET /review/items",
+    ("review", "next"): "POST /review/next", ("review", "decide"):
+    "POST /review/items/{item_id}/decide", ("review", "incidents"): "GET /review/incidents",
+    ("review", "settings"): "GET /review/settings",
+}
+# commands with --json the service does not serve, and why
+OPERATOR_ONLY = {
+    ("reparse",): "re-parses every tenant's revisions with this host's parsers",
+    ("fsck",): "checks and repairs the whole store",
+    ("index", "build"): "builds a generation of every tenant's documents",
+    ("index", "publish"): "switches every tenant's readers",
+    ("index", "rollback"): "switches every tenant's readers",
+    ("index", "prune"): "drops every tenant's old generations",
+    ("index", "diff"): "compares generations over the whole index",
+    ("keys", "create"): "makes credentials: the operator's, never a caller's",
+    ("keys", "list"): "lists credentials of every tenant",
+    ("keys", "revoke"): "revokes credentials of any tenant",
+}
+
+
+def _json_commands() -> set[tuple[str, ...]]:
+    import typer.main
+
+    from pincite.cli import app
+
+    root = typer.main.get_command(app)
+    out = set()
+    for path in command_paths():
+        if not path:
+            continue
+        cmd: Any = root
+        for name in path:
+            cmd = cmd.get_command(None, name)  # type: ignore[arg-type]
+        if any("--json" in p.opts for p in getattr(cmd, "params", [])):
+            out.add(path)
+    return out
+
+
+def test_every_json_command_is_served_or_operator_only():
+    json_cmds = {p for p in _json_commands() if p[0] != "eval"}
+    assert json_cmds == set(SERVED) | set(OPERATOR_ONLY), (
+        json_cmds ^ (set(SERVED) | set(OPERATOR_ONLY)))
+    assert ("review", "next") in SERVED  # prints JSON always, and is served
+
+
+def _lines(stdout: str) -> list[Any]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def _cli(store: Path, *args: str, code: int = 0) -> list[Any]:
+    r = invoke(*args, "--json", store=store) if args[0] not in ("review",) or args[1] != "next" \
+        else invoke(*args, store=store)
+    assert r.returncode == code, r.stderr
+    return _lines(r.stdout)
+
+
+_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
+_VOLATILE = {"run_id", "seconds", "started_at", "finished_at"}
+
+
+def _mask(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: ("<v>" if k in _VOLATILE else _mask(v)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_mask(x) for x in obj]
+    if isinstance(obj, str):
+        return _TIME.sub("<time>", obj)
+    return obj
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """A served store, and a copy of it made before serving for the CLI's writes."""
+    root = tmp_path_factory.mktemp("contracts")
+    lib = build_store(root)
+    twin = copy_store(lib, root / "twin")
+    with running(root, lib=lib) as svc:
+        yield svc, twin
+    lib.close()
+
+
+def test_read_only_commands_answer_like_the_cli(both):
+    svc, _ = both
+    store = svc.store
+    h = svc.auth("demo")
+    adm = svc.auth("demo-admin")
+    with httpx.Client(base_url=svc.base, headers=h, timeout=60) as c:
+        def get(path: str, headers: dict[str, str] | None = None, **params: Any) -> Any:
+            r = c.get(path, params=params, headers=headers)
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        doc = TENDER_DOCS[0]
+        assert get("/sources") == _cli(store, "sources", *AS)
+        assert get("/sources", quarantined="true") == _cli(store, "sources", "--quarantined", *AS)
+        assert [get("/show", doc=doc)] == _cli(store, "show", doc, *AS)
+        assert [get("/show", doc=doc, chars="10:80")] == _cli(store, "show", doc, "--chars",
+                                                               "10:80", *AS)
+        assert get("/tables", doc=doc) == _cli(store, "tables", doc, *AS)
+        assert get("/facts", doc=doc, type="money") == _cli(store, "facts", doc, "--type",
+                                                            "money", *AS)
+        for q in ("garantía definitiva", "plazo de ejecución"):
+            assert [get("/search", q=q, k=5)] == _cli(store, "search", q, "--k", "5", *AS)
+        q = "¿Cuál es el plazo de ejecución?"
+        assert [get("/ask", q=q)] == _cli(store, "ask", q, *AS)
+        assert [get("/calibration")] == _cli(store, "calibrate", *AS)
+        assert [get("/review/items")] == _cli(store, "review", "list", *AS)  # one JSON line
+        assert [get("/review/incidents")] == _cli(store, "review", "incidents", *AS)
+        assert [get("/review/settings")] == _cli(store, "review", "settings", *AS)
+        assert get("/generations", headers=adm) == _cli(store, "index", "list")
+        gen = get("/generations", headers=adm)[-1]["gen_id"]
+        assert [get(f"/generations/{gen}", headers=adm, check="true")] == _cli(
+            store, "index", "show", gen, "--check")
+
+        quotes = ["garantía definitiva", "no such words anywhere in it"]
+        r = c.post("/cite", json={"doc": doc, "quotes": quotes})
+        assert r.status_code == 200
+        cited = _cli(store, "cite", doc, *[a for q in quotes for a in ("--quote", q)], *AS,
+                     code=1)
+        assert r.json() == cited and cited[0]["quote_verified"] is True
+        entries = store.parent / "entries.json"
+        entries.write_text(json.dumps(cited[:1]), encoding="utf-8")
+        r = c.post("/verify", json={"entries": cited[:1]})
+        assert r.status_code == 200 and r.json() == _cli(store, "verify", str(entries), *AS)
+
+
+def test_commands_that_write_answer_like_the_cli(both, tmp_path, monkeypatch):
+    svc, twin = both
+    h = svc.auth("demo")
+    monkeypatch.chdir(tmp_path)
+    Path("new.md").write_text("# Note\n\nThe penalty is one euro per thousand.\n", "utf-8")
+    with httpx.Client(base_url=svc.base, headers=h, timeout=120) as c:
+        def same(route: httpx.Response, cli: list[Any], *, lines: bool = True) -> Any:
+            assert route.status_code == 200, route.text
+            body = route.json()
+            assert _mask(body if lines else [body]) == _mask(cli), _diff(_mask(body if lines else [body]), _mask(cli))[:10]
+            return body
+
+        same(c.post("/ingest", params={"source_id": "new.md", "acl": "group:analysts",
+                                       "publish": "false"}, content=Path("new.md").read_bytes()),
+             _cli(twin, "ingest", "new.md", "--tenant", "demo", "--acl", "group:analysts",
+                  "--no-publish", *AS))
+        same(c.put("/acl", json={"source_id": "new.md", "acl": ["group:analysts", "user:ana"]}),
+             _cli(twin, "acl", "new.md", "--set", "group:analysts", "--set", "user:ana", *AS),
+             lines=False)
+        item = same(c.post("/review/next"), _cli(twin, "review", "next", *AS), lines=False)
+        assert item is not None
+        same(c.post(f"/review/items/{item['id']}/decide", json={"decision": "accept"}),
+             _cli(twin, "review", "decide", str(item["id"]), "--decision", "accept", *AS),
+             lines=False)
+        schema = strict_schema(tmp_path)
+        # the schema file's text: the run records the same digest as the CLI's
+        body = {"schema": schema.read_text("utf-8"), "docs": TENDER_DOCS[:1],
+                "case_id": "case-one"}
+        same(c.post("/extract", json=body),
+             _cli(twin, "extract", TENDER_DOCS[0], "--schema", str(schema), "--case",
+                  "case-one", *AS), lines=False)
+        same(c.delete("/sources", params={"source_id": "new.md"}),
+             _cli(twin, "delete", "new.md", *AS), lines=False)
+    assert EXAMPLES.exists()
+
+
+def _diff(a: Any, b: Any, path: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _diff(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _diff(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {a!r:.80} != {b!r:.80}"]

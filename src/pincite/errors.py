@@ -20,10 +20,8 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── NotFound (404)                no such thing, or not visible to this principal
     ├── CrossSiteRequest (403)        a review-page change from another origin or without its token
     ├── UnknownHost (421)             a review-page request whose Host is not on the allow-list
-    ├── Unauthenticated (401)         a service request without valid credentials (key or JWT)
-    ├── RateLimited (429)             a tenant over its request rate or concurrency cap
-    ├── BodyTooLarge (413)            a request body over the service's cap
-    ├── RequestTimeout (503)          a service request that ran past its time limit
+    ├── Unauthenticated, RateLimited, BodyTooLarge, RequestTimeout (401, 429, 413, 503):
+    │                                 the service's refusals, in `service/refusals.py`
     ├── QuoteNotFound (404)           the quote is not in the text layer
     ├── ReviewConflict (409)          a review decision the queue's state does not allow
     ├── ReleaseRefused (409)          a release step whose evidence misses the contract
@@ -464,50 +462,3 @@ class FaultInjected(PinciteError):
 
 
 # ---- the HTTP service (`pincite serve`, `pincite mcp`) --------------------------------------
-
-
-class Unauthenticated(PinciteError):
-    """A service request without credentials, or with a key or token that does not verify
-    (unknown, revoked, expired, wrong issuer or audience). Never says which."""
-
-    code = "unauthenticated"
-    status = 401
-
-    def __init__(self, why: str = "") -> None:
-        super().__init__("the request carries no valid credentials" + (f" ({why})" if why else "")
-                         + "; send `Authorization: Bearer <key or JWT>` with a key from "
-                         "`pincite keys create` or a token of the configured issuer")
-
-
-class RateLimited(PinciteError):
-    """A tenant over its request rate or its concurrency cap; `retry_after` is in seconds."""
-
-    code = "rate_limited"
-    status = 429
-
-    def __init__(self, tenant: str, retry_after: float, what: str = "request rate") -> None:
-        self.retry_after = max(1, int(retry_after + 0.999))
-        super().__init__(f"tenant {tenant!r} is over its {what}; retry after "
-                         f"{self.retry_after} s")
-
-
-class BodyTooLarge(PinciteError):
-    """A request body over the service's cap for that route; nothing of it was kept."""
-
-    code = "body_too_large"
-    status = 413
-
-    def __init__(self, limit: int, what: str = "request body") -> None:
-        super().__init__(f"the {what} is over the {limit}-byte limit; send a smaller one")
-        self.limit = limit
-
-
-class RequestTimeout(PinciteError):
-    """A service request that ran past the server's time limit; the answer was dropped."""
-
-    code = "request_timeout"
-    status = 503
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"the request ran past the {seconds:g}-second limit; narrow it (fewer "
-                         "documents, a smaller k) or retry later")

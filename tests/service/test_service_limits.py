@@ -11,7 +11,8 @@ import time
 import httpx
 import pytest
 
-from pincite.errors import RateLimited, UsageError
+from pincite.errors import UsageError
+from pincite.service.refusals import RateLimited
 from pincite.service.throttle import TenantLimits, Throttle
 from tests.service.serving import running
 

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..errors import RateLimited, UsageError
+from ..errors import UsageError
+from .refusals import RateLimited
 
 
 @dataclass

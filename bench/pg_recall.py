@@ -83,7 +83,7 @@ def make_generation(store: Any, rows: int, dim: int, ann: AnnPolicy, seed: int =
             store.add_chunk_set(rev, "plain", "p1", chs, AT)
         chunks += made
     gen = store.new_generation("bench", AT)
-    store.fill_generation(gen, [(o, ch.chunk_id, "k", 2, f"k{ch.tenant} kw{o % 50}")
+    store.fill_generation(gen, [(o, ch.chunk_id, "k", 2, f"k{ch.tenant} k{ch.tenant}w{o % 50}")
                                 for o, ch in enumerate(chunks)], None,
                           [(TENANT, 1, rows), (OTHER, 1, other_rows)])
     vectors = unit(rng, len(chunks), dim)

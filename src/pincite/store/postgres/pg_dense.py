@@ -194,18 +194,11 @@ class PgVectors:
         """Score U for `query` inside PostgreSQL: the HNSW index scan with U's predicate
         as its filter, or the exact scan of U (see the module docstring). Returns
         positions in `universe` (U's sorted ords) and float32 similarities."""
-        pol = policy_of(g.manifest)
-        q = literal(query)
-        has_index = bool(((g.manifest or {}).get("vector_index") or {}).get("index"))
         why = None
         with self.read(scope.tenant) as c:
-            size = int(c.execute(SQL_TENANT_ROWS, (g.gen_id, scope.tenant)).fetchone()[0]) \
-                if has_index else 0
-            if has_index and use_graph(pol, len(universe), size, exact):
-                k = pol.walk_size(depth, len(universe), size)
-                c.execute(SET_SCAN, (str(min(MAX_EF_SEARCH, k)), ITERATIVE_SCAN,
-                                     str(max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1)))))
-                sql, params = sql_dense_index(scope, g.dimension, k, q)
+            plan = self._index_plan(c, g, scope, universe, query, depth, exact)
+            if plan is not None:
+                sql, params, k = plan
                 rows = c.execute(sql, params).fetchall()
                 got = _positions(universe, rows)
                 if len(got[0]) >= min(depth, len(universe)):
@@ -213,9 +206,39 @@ class PgVectors:
                 why = (f"the index scan reached fewer than "
                        f"{min(depth, len(universe))} authorized rows")
             sql, params = sql_dense_exact(g.gen_id, scope.tenant, universe.tolist(),
-                                          max(1, min(depth, len(universe))), q)
+                                          max(1, min(depth, len(universe))), literal(query))
             pos, scores = _positions(universe, c.execute(sql, params).fetchall())
         return DenseCandidates(pos, scores, "exact", 0, why)
+
+    def _index_plan(self, c: Any, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
+                    query: np.ndarray, depth: int, exact: bool
+                    ) -> tuple[str, dict[str, Any], int] | None:
+        """(statement, parameters, rows to collect) of the HNSW index scan, with the scan's
+        settings applied to the transaction; None when the exact scan should answer."""
+        pol = policy_of(g.manifest)
+        if not ((g.manifest or {}).get("vector_index") or {}).get("index"):
+            return None
+        size = int(c.execute(SQL_TENANT_ROWS, (g.gen_id, scope.tenant)).fetchone()[0])
+        if not use_graph(pol, len(universe), size, exact):
+            return None
+        k = pol.walk_size(depth, len(universe), size)
+        tuples = max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1))
+        c.execute(SET_SCAN, (str(min(MAX_EF_SEARCH, k)), ITERATIVE_SCAN, str(tuples)))
+        sql, params = sql_dense_index(scope, g.dimension, k, literal(query))
+        return sql, params, k
+
+    def dense_plan(self, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
+                   query: np.ndarray, depth: int) -> tuple[list[str], dict[str, str]]:
+        """The plan (EXPLAIN lines) of the index scan `dense_candidates` would run, and the
+        scan settings in effect for it (empty when it would scan exactly)."""
+        with self.read(scope.tenant) as c:
+            plan = self._index_plan(c, g, scope, universe, query, depth, False)
+            if plan is None:
+                return [], {}
+            lines = [r[0] for r in c.execute("EXPLAIN " + plan[0], plan[1]).fetchall()]
+            settings = {name: c.execute(f"SHOW {name}").fetchone()[0]
+                        for name in ("hnsw.iterative_scan", "hnsw.ef_search", "hnsw.max_scan_tuples")}
+        return lines, settings
 
 
 def _positions(universe: np.ndarray, rows: list[tuple[int, float]]) -> tuple[np.ndarray, np.ndarray]:

@@ -11,9 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from ..ann import AnnPolicy, build_partitions, check_partitions, index_record
+from ..ann import (
+    AnnPolicy,
+    ann_path,
+    build_partitions,
+    check_partitions,
+    index_record,
+    partitions_of,
+    policy_of,
+)
 from ..ann import Graph as AnnGraph
-from ..ann import ann_path, partitions_of, policy_of
 from ..ann import load as load_graph
 from ..blobs import sha256_file
 from ..dense_channel import DenseCandidates, dense_candidates

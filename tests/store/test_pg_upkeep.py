@@ -16,9 +16,6 @@ from pincite.store.postgres.pg_connection import redact
 from pincite.store.postgres.pg_schema import PG_MIGRATIONS
 from tests.store.test_pg_sources import commit, owner_sql
 
-pytestmark = pytest.mark.usefixtures("_stand_ins")
-from tests.store.test_pg_sources import _stand_ins  # noqa: E402,F401  (the fixture)
-
 
 @pytest.fixture
 def store(pg_url):
@@ -148,7 +145,7 @@ def test_an_empty_database_is_missing_not_created(pg_server):
     assert owner_sql(url, "SELECT to_regclass('sources')") == [(None,)]
     store = open_store(url, create=True)  # ingest creates it
     try:
-        assert store.quarantined("acme") == []
+        assert store.sources("acme") == []
     finally:
         store.close()
 

@@ -31,7 +31,6 @@ from .pg_connection import connect
 from .pg_dense_sql import (
     SET_SCAN,
     SQL_INDEX_VALID,
-    SQL_TENANT_ROWS,
     SQL_VECTOR_COUNT,
     SQL_VECTORS_DELETE,
     SQL_VECTORS_DROP,
@@ -43,6 +42,7 @@ from .pg_dense_sql import (
     sql_dense_exact,
     sql_dense_index,
 )
+from .pg_index_sql import SQL_GEN_TENANT
 
 ITERATIVE_SCAN = "relaxed_order"
 MAX_EF_SEARCH = 1000  # pgvector's limit
@@ -218,12 +218,14 @@ class PgVectors:
         pol = policy_of(g.manifest)
         if not ((g.manifest or {}).get("vector_index") or {}).get("index"):
             return None
-        size = int(c.execute(SQL_TENANT_ROWS, (g.gen_id, scope.tenant)).fetchone()[0])
+        row = c.execute(SQL_GEN_TENANT, (g.gen_id, scope.tenant)).fetchone()
+        size = int(row[1]) if row else 0
         if not use_graph(pol, len(universe), size, exact):
             return None
         k = pol.walk_size(depth, len(universe), size)
         tuples = max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1))
-        c.execute(SET_SCAN, (str(min(MAX_EF_SEARCH, k)), ITERATIVE_SCAN, str(tuples)))
+        ef = min(MAX_EF_SEARCH, max(pol.expansion_search, k))
+        c.execute(SET_SCAN, (str(ef), ITERATIVE_SCAN, str(tuples)))
         sql, params = sql_dense_index(scope, g.dimension, k, literal(query))
         return sql, params, k
 

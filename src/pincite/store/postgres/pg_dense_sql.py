@@ -60,7 +60,6 @@ SQL_VECTORS_OF = "SELECT ord, vector_send(embedding) FROM gen_vectors WHERE gen_
 SQL_VECTOR_COUNT = "SELECT count(*) FROM gen_vectors WHERE gen_id=%s"
 SQL_VECTORS_DELETE = "DELETE FROM gen_vectors WHERE gen_id=%s AND ord = ANY(%s)"
 SQL_VECTORS_DROP = "DELETE FROM gen_vectors WHERE gen_id=%s"
-SQL_TENANT_ROWS = "SELECT count(*) FROM gen_vectors WHERE gen_id=%s AND tenant=%s"
 SQL_VECTORS_INSERT = ("INSERT INTO gen_vectors (gen_id, ord, tenant, source_id, revision_id, "
                       "kind, lang, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %b)")
 SET_SCAN = ("SELECT set_config('hnsw.ef_search', %s, true), "

@@ -180,3 +180,19 @@ def test_redact(url, shown):
 def test_a_connection_as_the_app_role_cannot_touch_the_schema(store):
     with store.write("acme") as c, pytest.raises(psycopg.errors.InsufficientPrivilege):
         c.execute("DROP TABLE blobs")
+
+
+def test_derived_files_go_to_a_cache_dir_per_database_under_pincite_cache(pg_server, tmp_path,
+                                                                          monkeypatch):
+    from pincite.store.postgres.pg_backend import cache_root
+
+    monkeypatch.setenv("PINCITE_CACHE", str(tmp_path / "cache"))
+    a, b = pg_server.fresh_database(), pg_server.fresh_database()
+    store = PostgresStore(with_password(a, "hunter2"))
+    try:
+        assert store.root.parent == tmp_path / "cache" and store.root.is_dir()
+        assert store.root == cache_root(a)  # the password is not part of its name
+        assert cache_root(b) != store.root
+        assert "hunter2" not in str(store.root)
+    finally:
+        store.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import documents, evaluation, extraction, retrieval, reviewing
+from . import database, documents, evaluation, extraction, retrieval, reviewing
 from .context import set_root_store
 from .options import StoreOpt
 
@@ -36,6 +36,7 @@ evaluation.register(app)  # eval …
 retrieval.register(app)   # search, ask, delete, index …
 extraction.register(app)  # extract
 reviewing.register(app)   # review …, calibrate
+database.register(app)    # db upgrade
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from ...vocab import ClaimEnd, IncidentKind
 from ..sqlite.records_store import item_from_row, record_row
 from ..sqlite.review_store import DecideResult, LabelRow, StampRule, _label, seconds_between
 from .pg_connection import ALL_TENANTS
-from .pg_records_sql import ITEM_COLS, SQL_ITEM, SQL_ITEM_FOR_UPDATE, SQL_REPLACE_RECORD
+from .pg_records_sql import ITEM_COLS, SQL_ITEM_FOR_UPDATE, SQL_REPLACE_RECORD
 from .pg_review_sql import (
     SQL_ALL_CLAIMS,
     SQL_ALL_FIELD_RECORDS,
@@ -30,13 +30,12 @@ from .pg_review_sql import (
     SQL_CLEAR_INCIDENT,
     SQL_DECIDE,
     SQL_END_CLAIM,
-    SQL_EXPIRE_CLAIMS,
     SQL_FIELD_CONFIDENCES,
     SQL_INCIDENT_DETAIL,
     SQL_INCIDENTS,
-    SQL_INSERT_CLAIM,
     SQL_INSERT_INCIDENT,
     SQL_INSERT_LABEL,
+    SQL_INSERT_LABEL_RETURNING,
     SQL_LABEL,
     SQL_LABEL_INCIDENT,
     SQL_LABELS,
@@ -47,6 +46,7 @@ from .pg_review_sql import (
     SQL_PURGE_CLAIMS_OF_SOURCE,
     SQL_PURGE_LABELS_OF_SOURCE,
     SQL_RECENT_LABELS_OF_REVIEWER,
+    SQL_RECORD_CLAIM,
     SQL_RELEASE,
     SQL_RENEW,
     SQL_RENEW_CLAIM_ROW,
@@ -92,7 +92,7 @@ class PgReviewTables:
             row = c.execute(SQL_OWN_LIVE_CLAIM, p).fetchone()
             if row is not None and (case_ok is None or case_ok(row[1])):
                 p["id"] = row[0]
-                c.execute(SQL_RENEW, p)
+                got = c.execute(SQL_RENEW, p).fetchone()
                 c.execute(SQL_RENEW_CLAIM_ROW, p)
             else:
                 while True:
@@ -104,11 +104,10 @@ class PgReviewTables:
                         continue
                     p["id"] = row[0]
                     # the row is ours (locked); the compare-and-set re-checks it anyway
-                    if c.execute(SQL_CLAIM, p).rowcount == 1:
+                    got = c.execute(SQL_CLAIM, p).fetchone()
+                    if got is not None:
                         break
-                c.execute(SQL_EXPIRE_CLAIMS, p)
-                c.execute(SQL_INSERT_CLAIM, p)
-            got = c.execute(SQL_ITEM, (tenant, p["id"])).fetchone()
+                c.execute(SQL_RECORD_CLAIM, p)
         return item_from_row(got)
 
     def release_review_item(self, tenant: str, item_id: int, reviewer: str, now: str) -> bool:
@@ -161,7 +160,8 @@ class PgReviewTables:
                 return DecideResult("not_claimed", item)
             if (item["lease_until"] or "") <= now:
                 return DecideResult("lease_expired", item)
-            if c.execute(SQL_DECIDE, p).rowcount != 1:
+            got = c.execute(SQL_DECIDE, p).fetchone()
+            if got is None:
                 return DecideResult("not_claimed", item)
             c.execute(SQL_END_CLAIM, p)
             cand = item["candidate"]
@@ -170,12 +170,12 @@ class PgReviewTables:
                      item["confidence"], decision, int(decision == "accept"), int(not_stated),
                      json.dumps(cand.get("value"), ensure_ascii=False), p["corrected"], reviewer,
                      item["claimed_at"], now, seconds_between(item["claimed_at"], now), None)
-            label_id = c.execute(SQL_INSERT_LABEL + " RETURNING id", label).fetchone()[0]
+            lrow = c.execute(SQL_INSERT_LABEL_RETURNING, label).fetchone()
             incident = self._stamp_check(c, tenant, reviewer, now, stamp)
+            if incident is not None:  # the new label is tied to it now
+                lrow = c.execute(SQL_LABEL, (tenant, lrow[0])).fetchone()
             if record is not None:
                 self._upsert_record(c, tenant, item, record, now)
-            got = c.execute(SQL_ITEM, (tenant, item_id)).fetchone()
-            lrow = c.execute(SQL_LABEL, (tenant, label_id)).fetchone()
         return DecideResult("ok", item_from_row(got), _label(lrow), incident)
 
     def _upsert_record(self, c: Any, tenant: str, item: dict[str, Any],

@@ -16,6 +16,7 @@ Times are ISO 8601 UTC strings with microseconds, so they compare as text.
 from __future__ import annotations
 
 from ...vocab import ClaimEnd, IncidentKind, ReviewDecision, sql_in
+from .pg_records_sql import ITEM_COLS
 
 MIGRATION_REVIEW = f"""
 CREATE TABLE review_claims (
@@ -105,19 +106,25 @@ SQL_NEXT_CLAIMABLE = (
     " AND NOT (q.case_id = ANY(%(closed)s::text[]))"
     f" ORDER BY {_ORDER} LIMIT 1 FOR UPDATE SKIP LOCKED"
 )
+# The claim is a compare-and-set; RETURNING hands back the item (ITEM_COLS) in the same
+# round trip.
 SQL_CLAIM = (
     "UPDATE review_queue SET claimed_by=%(reviewer)s, claimed_at=%(now)s, lease_until=%(lease)s "
     "WHERE tenant=%(tenant)s AND id=%(id)s AND state='open' "
-    "AND (claimed_by IS NULL OR lease_until <= %(now)s)"
+    f"AND (claimed_by IS NULL OR lease_until <= %(now)s) RETURNING {ITEM_COLS}"
 )
 SQL_RENEW = ("UPDATE review_queue SET lease_until=%(lease)s WHERE tenant=%(tenant)s AND id=%(id)s "
-             "AND claimed_by=%(reviewer)s AND state='open'")
+             f"AND claimed_by=%(reviewer)s AND state='open' RETURNING {ITEM_COLS}")
 SQL_RENEW_CLAIM_ROW = ("UPDATE review_claims SET lease_until=%(lease)s WHERE tenant=%(tenant)s "
                        "AND item_id=%(id)s AND reviewer=%(reviewer)s AND ended IS NULL")
-SQL_EXPIRE_CLAIMS = ("UPDATE review_claims SET ended='expired', ended_at=%(now)s "
-                     "WHERE tenant=%(tenant)s AND item_id=%(id)s AND ended IS NULL")
-SQL_INSERT_CLAIM = ("INSERT INTO review_claims (tenant, item_id, reviewer, claimed_at, lease_until) "
-                    "VALUES (%(tenant)s, %(id)s, %(reviewer)s, %(now)s, %(lease)s)")
+# The claim trail: a claim left by a lease that ran out ends `expired`, and the new one
+# begins (one statement).
+SQL_RECORD_CLAIM = (
+    "WITH expired AS (UPDATE review_claims SET ended='expired', ended_at=%(now)s "
+    "WHERE tenant=%(tenant)s AND item_id=%(id)s AND ended IS NULL) "
+    "INSERT INTO review_claims (tenant, item_id, reviewer, claimed_at, lease_until) "
+    "VALUES (%(tenant)s, %(id)s, %(reviewer)s, %(now)s, %(lease)s)"
+)
 SQL_END_CLAIM = ("UPDATE review_claims SET ended=%(ended)s, ended_at=%(now)s WHERE tenant=%(tenant)s "
                  "AND item_id=%(id)s AND reviewer=%(reviewer)s AND ended IS NULL")
 SQL_RELEASE = ("UPDATE review_queue SET claimed_by=NULL, claimed_at=NULL, lease_until=NULL "
@@ -126,7 +133,7 @@ SQL_RELEASE = ("UPDATE review_queue SET claimed_by=NULL, claimed_at=NULL, lease_
 SQL_DECIDE = (
     "UPDATE review_queue SET state='decided', decision=%(decision)s, corrected=%(corrected)s, "
     "decided_by=%(reviewer)s, decided_at=%(now)s WHERE tenant=%(tenant)s AND id=%(id)s "
-    "AND state='open' AND claimed_by=%(reviewer)s AND lease_until > %(now)s"
+    f"AND state='open' AND claimed_by=%(reviewer)s AND lease_until > %(now)s RETURNING {ITEM_COLS}"
 )
 SQL_VISIBLE_ITEMS = (
     "SELECT {cols} FROM review_queue q WHERE q.tenant=%(tenant)s AND " + _VISIBLE +
@@ -136,18 +143,6 @@ SQL_CLAIMS_OF_ITEM = ("SELECT reviewer, claimed_at, lease_until, ended, ended_at
                       "WHERE tenant=%s AND item_id=%s ORDER BY id")
 SQL_ALL_CLAIMS = ("SELECT item_id, reviewer, claimed_at, lease_until, ended, ended_at "
                   "FROM review_claims WHERE tenant=%s ORDER BY item_id, id")
-
-# A new revision of a source: every open item resting on an older version of it (its
-# main document or any cited passage) becomes stale. Parameters %(tenant)s, %(source)s,
-# %(sha)s (the new revision's sha256). For `commit_revision` (the sources concern).
-SQL_MARK_STALE = (
-    "UPDATE review_queue SET state='stale' WHERE tenant=%(tenant)s AND state='open' AND ("
-    "(source_id=%(source)s AND doc_sha256<>%(sha)s) OR EXISTS (SELECT 1 FROM "
-    "json_array_elements(review_queue.evidence::json) e "
-    "WHERE substr(e ->> 'doc_id', 1, length(%(source)s) + 1) = %(source)s || '@' "
-    "AND substr(e ->> 'doc_id', length(%(source)s) + 2) ~ '^r[0-9]' "
-    "AND e ->> 'doc_sha256' <> %(sha)s))"
-)
 
 # ---- labels, incidents, settings --------------------------------------------------------
 
@@ -160,6 +155,7 @@ SQL_INSERT_LABEL = (
     f"INSERT INTO review_labels ({', '.join(LABEL_COLUMNS[1:])}) "
     f"VALUES ({', '.join('%s' for _ in LABEL_COLUMNS[1:])})"
 )
+SQL_INSERT_LABEL_RETURNING = f"{SQL_INSERT_LABEL} RETURNING {_LABEL_COLS}"
 SQL_LABELS = f"SELECT {_LABEL_COLS} FROM review_labels WHERE tenant=%s ORDER BY id"
 SQL_LABEL = f"SELECT {_LABEL_COLS} FROM review_labels WHERE tenant=%s AND id=%s"
 # Labels calibration may use: none tied to an incident that is still open.

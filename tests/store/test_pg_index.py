@@ -207,3 +207,44 @@ def test_the_postgres_backend_implements_the_index_side_of_the_protocol():
             want = list(inspect.signature(member).parameters)
             got = list(inspect.signature(getattr(PostgresStore, name)).parameters)
             assert want == got or name == "read", (name, want, got)
+
+
+def test_two_processes_switching_from_the_same_pointer_cannot_both_win(store, pg_url, tmp_path):
+    import threading
+
+    a, b = store.new_generation("t:1", "t1"), store.new_generation("t:2", "t2")
+    other = PostgresStore(pg_url, root=tmp_path / "other")  # its own connection
+    results: list[object] = []
+    try:
+        with store.write("*") as c:
+            c.execute("SELECT current_gen FROM index_pointer WHERE id = 1 FOR UPDATE")
+            c.execute("UPDATE index_pointer SET current_gen = %s WHERE id = 1", (a,))
+
+            def racer() -> None:
+                try:
+                    other.switch_pointer(b, None, "t3", expect_current=None)
+                    results.append("won")
+                except StoreBusy as exc:
+                    results.append(exc)
+
+            t = threading.Thread(target=racer)
+            t.start()
+            t.join(0.5)
+            assert t.is_alive()  # it waits on the pointer row, it does not read past it
+        t.join(10)
+        assert len(results) == 1 and isinstance(results[0], StoreBusy)
+        assert store.pointer()[0] == a
+    finally:
+        other.close()
+
+
+def test_a_missing_hnsw_index_fails_the_check(store, pg_url):
+    gen, _ = make_generation(store, 100, 8, AnnPolicy(min_vectors=50))
+    g = store.generation(gen)
+    assert g.manifest["vector_index"]["index"] == f"gen_vectors_hnsw_{gen}"
+    assert store.vector_problems(g) == []
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute(f"DROP INDEX gen_vectors_hnsw_{gen}")
+    assert store.vector_problems(g) == [f"HNSW index gen_vectors_hnsw_{gen} is missing or invalid"]

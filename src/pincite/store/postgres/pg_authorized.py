@@ -35,7 +35,7 @@ from .pg_index_sql import (
     SQL_TENANT_STATE,
 )
 from .pg_postings import read_postings, table_digest
-from .pg_universe_sql import sql_authorized
+from .pg_universe_sql import sql_authorized, sql_postings
 
 UNIVERSE_ROWS = LRU(64)  # (url, generation key, tenant, epoch, query) -> row array
 
@@ -138,6 +138,16 @@ class PgAuthorizedReads:
             pos = np.minimum(np.searchsorted(u, ords), len(u) - 1)
             masks.append(u[pos] == ords)
         return got.keep(masks)
+
+    def authorized_postings_sql(self, scope: AuthScope, terms: Sequence[str]
+                                ) -> list[tuple[str, int, int]]:
+        """The same postings by the reference statement over the bodies, which joins U
+        inside SQL (tests, benchmarks)."""
+        if not terms:
+            return []
+        sql, params = sql_postings(scope, list(terms))
+        with self.read(scope.tenant) as c:
+            return [(r[0], int(r[1]), int(r[2])) for r in c.execute(sql, params).fetchall()]
 
     # ---- rows of chosen candidates ----------------------------------------------------------
 

@@ -3,7 +3,8 @@ one HNSW index per generation, and candidate queries with the authorized univers
 inside them (`pg_dense_sql`).
 
 A query chooses its way as the embedded backend does (`dense_channel.use_graph`, the
-generation's recorded `AnnPolicy`): the exact scan of U when U is small or a small
+generation's recorded `AnnPolicy`, with `exact_max_rows` at most `EXACT_MAX_ROWS`): the
+exact scan of U when U is small or a small
 fraction of the tenant's rows, else the HNSW index scan with U's predicate as its
 filter and pgvector's iterative scan on (`relaxed_order`), so a selective filter does
 not starve the scan; the scan collects `AnnPolicy.walk_size` rows of U (hnswlib's ef
@@ -20,16 +21,19 @@ import struct
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from ...errors import VectorsUnavailable
 from ..ann import INDEX_SCHEMA, SCHEMA_VERSION, AnnPolicy, policy_of
 from ..dense_channel import DenseCandidates, use_graph
 from ..index_records import AuthScope, ChunkRecord, GenerationRow
 from .pg_connection import connect
 from .pg_dense_sql import (
     SET_SCAN,
+    SQL_HAS_VECTORS,
     SQL_INDEX_VALID,
     SQL_VECTOR_COUNT,
     SQL_VECTORS_DELETE,
@@ -48,7 +52,11 @@ ITERATIVE_SCAN = "relaxed_order"
 MAX_EF_SEARCH = 1000  # pgvector's limit
 ANALYZE = ("ANALYZE gen_vectors, generation_chunks, gen_lex, gen_postings, chunks, acl_entries, "
            "revisions, tombstones")
-MIN_SCAN_TUPLES = 20_000  # pgvector's default hnsw.max_scan_tuples
+MIN_SCAN_TUPLES = 20_000
+# The exact scan reads U's rows one index probe each (~10 us a row here, against ~0.05 us
+# for the embedded backend's mapped file), so above this many rows of U the index scan
+# answers whenever the policy's fraction allows it (measured: bench/pg_recall.py).
+EXACT_MAX_ROWS = 2_000  # pgvector's default hnsw.max_scan_tuples
 BUILD_MEMORY = "1GB"  # maintenance_work_mem while an HNSW index is built
 
 
@@ -207,7 +215,12 @@ class PgVectors:
                        f"{min(depth, len(universe))} authorized rows")
             sql, params = sql_dense_exact(g.gen_id, scope.tenant, universe.tolist(),
                                           max(1, min(depth, len(universe))), literal(query))
-            pos, scores = _positions(universe, c.execute(sql, params).fetchall())
+            rows = c.execute(sql, params).fetchall()
+            if not rows and len(universe) and c.execute(
+                    SQL_HAS_VECTORS, (g.gen_id, scope.tenant)).fetchone() is None:
+                raise VectorsUnavailable(f"the vectors of generation {g.gen_id} are missing; "
+                                         "rebuild the generation (pincite index build)")
+            pos, scores = _positions(universe, rows)
         return DenseCandidates(pos, scores, "exact", 0, why)
 
     def _index_plan(self, c: Any, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
@@ -220,7 +233,8 @@ class PgVectors:
             return None
         row = c.execute(SQL_GEN_TENANT, (g.gen_id, scope.tenant)).fetchone()
         size = int(row[1]) if row else 0
-        if not use_graph(pol, len(universe), size, exact):
+        if not use_graph(replace(pol, exact_max_rows=min(pol.exact_max_rows, EXACT_MAX_ROWS)),
+                         len(universe), size, exact):
             return None
         k = pol.walk_size(depth, len(universe), size)
         tuples = max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1))

@@ -57,6 +57,7 @@ def hnsw_drop(gen_id: str) -> str:
 SQL_INDEX_VALID = ("SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
                    "WHERE c.relname = %s")
 SQL_VECTORS_OF = "SELECT ord, vector_send(embedding) FROM gen_vectors WHERE gen_id=%s ORDER BY ord"
+SQL_HAS_VECTORS = "SELECT 1 FROM gen_vectors WHERE gen_id=%s AND tenant=%s LIMIT 1"
 SQL_VECTOR_COUNT = "SELECT count(*) FROM gen_vectors WHERE gen_id=%s"
 SQL_VECTORS_DELETE = "DELETE FROM gen_vectors WHERE gen_id=%s AND ord = ANY(%s)"
 SQL_VECTORS_DROP = "DELETE FROM gen_vectors WHERE gen_id=%s"

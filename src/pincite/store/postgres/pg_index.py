@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ... import faults
@@ -96,6 +97,21 @@ from .pg_postings import purge_postings, table_digest
 ALL = "*"
 
 
+@contextmanager
+def snapshot(conn: Any, tenant: str) -> Iterator[Any]:
+    """Run a block of reads on ONE snapshot (REPEATABLE READ, read only) for `tenant`; an
+    inner block joins an open transaction (and its snapshot)."""
+    import psycopg
+
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        yield conn
+        return
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.execute("SELECT set_config('pincite.tenant', %s, true)", (tenant,))
+        yield conn
+
+
 def source_key(source_id: str) -> str:
     """The name a tombstone keeps for a source after its id is purged."""
     return hashlib.sha256(source_id.encode()).hexdigest()
@@ -120,8 +136,7 @@ class PgIndexTables(PgAuthorizedReads, PgVectors):
 
     def build_snapshot(self, history: bool = True) -> BuildSnapshot:
         """Return the live revisions, tenant revision epochs and watermarks, on one snapshot."""
-        with self.read(ALL) as c:
-            c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        with snapshot(self.conn, ALL) as c:  # type: ignore[attr-defined]
             revs = [LiveRevision(*r) for r in c.execute(SQL_LIVE_REVISIONS,
                                                          {"history": history}).fetchall()]
             epochs = {t: int(rev) for t, _e, rev in c.execute(SQL_TENANT_STATES).fetchall()}
@@ -367,15 +382,3 @@ class PgIndexTables(PgAuthorizedReads, PgVectors):
         """Return {chunk_id: index text} of stored chunks."""
         with self.read(ALL) as c:
             return dict(c.execute(SQL_CHUNK_TEXTS, (list(chunk_ids),)).fetchall())
-
-    def secure_vacuum(self) -> None:
-        """VACUUM the tables a purge deletes from (as the tables' owner), so no index entry
-        or free-space-map slot keeps a purged row reachable."""
-        from .pg_connection import connect
-
-        conn = connect(self.url, role=None)  # type: ignore[attr-defined]
-        try:
-            conn.execute("VACUUM chunks, chunk_sets, generation_chunks, gen_lex, gen_postings, "
-                         "gen_vectors, text_layers, revisions, sources, tombstones")
-        finally:
-            conn.close()

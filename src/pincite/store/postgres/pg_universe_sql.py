@@ -74,3 +74,17 @@ def sql_authorized(scope: AuthScope) -> tuple[str, dict[str, Any]]:
             "JOIN chunks c ON c.chunk_id = gc.chunk_id "
             f"WHERE gc.gen_id = %(gen)s AND gc.tenant = %(tenant)s AND {where} "
             "ORDER BY gc.ord"), params
+
+
+def sql_postings(scope: AuthScope, terms: list[str]) -> tuple[str, dict[str, Any]]:
+    """Postings (term, ord, tf) of `terms` restricted to the universe inside the same
+    statement, from the bodies split in SQL: the reference the packed postings are
+    checked against (tests); it reads every body of the generation, never on a query."""
+    where, params = auth_conditions("c", scope)
+    params.update(gen=scope.gen_id, terms=list(terms))
+    return ("WITH p AS (SELECT tok AS term, l.ord, count(*) AS tf FROM gen_lex l "
+            "CROSS JOIN LATERAL unnest(string_to_array(l.body, ' ')) AS tok "
+            "WHERE l.gen_id = %(gen)s AND tok = ANY(%(terms)s) GROUP BY tok, l.ord) "
+            "SELECT p.term, p.ord, p.tf FROM p JOIN generation_chunks gc "
+            "ON gc.gen_id = %(gen)s AND gc.ord = p.ord JOIN chunks c ON c.chunk_id = gc.chunk_id "
+            f"WHERE {where}"), params

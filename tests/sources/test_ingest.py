@@ -12,6 +12,7 @@ import pincite
 from pincite.errors import NotFound, UsageError
 from pincite.model import Principal
 from tests.commands import run_cli
+from tests.tamper import rewrite_blob
 
 TEXT_V1 = b"1. TERM\n\n1.1 The term is ten (10) years.\n"
 TEXT_V2 = b"1. TERM\n\n1.1 The term is five (5) years.\n"
@@ -142,12 +143,12 @@ def test_raise_before_commit_rolls_back_in_process(lib, monkeypatch):
                             sandbox=False).status == "new"
 
 
-def test_fsck_reports_a_corrupted_blob(tmp_path):
-    with pincite.open(tmp_path / "s", create=True) as lib:
-        r = lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
-        lib.store.blobs.path("acme", r.doc_sha256).write_bytes(b"tampered")
-        report = lib.fsck(grace_seconds=0)
-        assert not report.ok and "no longer hashes" in report.damage[0]
+def test_fsck_reports_a_corrupted_blob(lib):
+    r = lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
+    rewrite_blob(lib.store, "acme", r.doc_sha256, b"tampered")
+    report = lib.fsck(grace_seconds=0)
+    assert not report.ok
+    assert report.damage == [f"blob of acme/t.txt@r1 no longer hashes to {r.doc_sha256}"]
 
 
 def test_source_id_is_relative_path_inside_directory(lib, tmp_path: Path):

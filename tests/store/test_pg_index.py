@@ -96,6 +96,12 @@ def test_a_small_universe_is_scanned_exactly_and_scores_are_float32_inner_produc
     assert sorted(got.positions[np.argsort(-got.scores)[:10]].tolist()) == sorted(top.tolist())
     assert got.scores.dtype == np.float32
     np.testing.assert_allclose(got.scores, want[got.positions], rtol=0, atol=2e-6)
+    keep: dict = {}  # the caller's per-universe cache: U's rows gathered once
+    for q2 in (q, vecs[7]):
+        kept = store.dense_candidates(g, scope, u, q2, 10, keep=keep)
+        assert kept.path == "exact" and kept.positions.tolist() == list(range(len(u)))
+        assert np.array_equal(kept.scores, np.ascontiguousarray(vecs[u]) @ q2)  # numpy's
+    assert keep["matrix"].shape == (len(u), 24)
     assert store.dense_plan(g, scope, u, q, 10) == ([], {})
 
 

@@ -9,7 +9,10 @@ fraction of the tenant's rows, else the HNSW index scan with U's predicate as it
 filter and pgvector's iterative scan on (`relaxed_order`), so a selective filter does
 not starve the scan; the scan collects `AnnPolicy.walk_size` rows of U (hnswlib's ef
 on the embedded backend), and one that reaches fewer than min(depth, |U|) falls back to
-the exact scan, flagged. Scores are the float32 inner products pgvector computes.
+the exact scan, flagged. The exact scan gathers U's rows once (one statement over U's
+ords) into a float32 matrix the caller keeps with its cached U, and scores it with numpy
+as the embedded backend does; without such a cache it is scored in SQL. Scores are
+float32 inner products (pgvector's on the index path).
 The digest of a generation's vectors is the embedded backend's: sha256 of the n x d
 little-endian float32 rows by ord, a purged row being zeros.
 """
@@ -33,6 +36,7 @@ from ..index_records import AuthScope, ChunkRecord, GenerationRow
 from .pg_connection import connect
 from .pg_dense_sql import (
     SET_SCAN,
+    SQL_GATHER,
     SQL_HAS_VECTORS,
     SQL_INDEX_VALID,
     SQL_VECTOR_COUNT,
@@ -56,7 +60,8 @@ MIN_SCAN_TUPLES = 20_000
 # The exact scan reads U's rows one index probe each (~10 us a row here, against ~0.05 us
 # for the embedded backend's mapped file), so above this many rows of U the index scan
 # answers whenever the policy's fraction allows it (measured: bench/pg_recall.py).
-EXACT_MAX_ROWS = 2_000  # pgvector's default hnsw.max_scan_tuples
+EXACT_MAX_ROWS = 2_000
+MAX_CACHED_MATRIX_BYTES = 64 << 20  # U's rows gathered once and kept with the cached U  # pgvector's default hnsw.max_scan_tuples
 BUILD_MEMORY = "1GB"  # maintenance_work_mem while an HNSW index is built
 
 
@@ -214,6 +219,12 @@ class PgVectors:
                     return DenseCandidates(got[0], got[1], "ann", k)
                 why = (f"the index scan reached fewer than "
                        f"{min(depth, len(universe))} authorized rows")
+            if keep is not None and len(universe) * g.dimension * 4 <= MAX_CACHED_MATRIX_BYTES:
+                matrix = keep.get("matrix")
+                if matrix is None:
+                    matrix = keep["matrix"] = self._gather(c, g, scope.tenant, universe)
+                return DenseCandidates(np.arange(len(universe)), np.asarray(matrix @ query),
+                                       "exact", 0, why)
             sql, params = sql_dense_exact(g.gen_id, scope.tenant, universe.tolist(),
                                           max(1, min(depth, len(universe))), literal(query))
             rows = c.execute(sql, params).fetchall()
@@ -223,6 +234,19 @@ class PgVectors:
                                          "rebuild the generation (pincite index build)")
             pos, scores = _positions(universe, rows)
         return DenseCandidates(pos, scores, "exact", 0, why)
+
+    def _gather(self, c: Any, g: GenerationRow, tenant: str, universe: np.ndarray) -> np.ndarray:
+        """U's rows of the generation's vectors as one float32 matrix (the exact scan's
+        input, kept by the caller with U): one statement, the rows of U's ords only."""
+        row = c.execute(SQL_GATHER, (universe.tolist(), g.gen_id, tenant)).fetchone()
+        ords = np.asarray(row[0] or [], dtype=np.int64)
+        if len(universe) and not len(ords):
+            raise VectorsUnavailable(f"the vectors of generation {g.gen_id} are missing; "
+                                     "rebuild the generation (pincite index build)")
+        data = np.frombuffer(bytes(row[1] or b""), dtype=">f4").reshape(len(ords), g.dimension)
+        matrix = np.zeros((len(universe), g.dimension), dtype=np.float32)
+        matrix[np.searchsorted(universe, ords)] = data  # a purged row stays zero
+        return matrix
 
     def _index_plan(self, c: Any, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
                     query: np.ndarray, depth: int, exact: bool

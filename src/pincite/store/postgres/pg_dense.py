@@ -3,8 +3,7 @@ one HNSW index per generation, and candidate queries with the authorized univers
 inside them (`pg_dense_sql`).
 
 A query chooses its way as the embedded backend does (`dense_channel.use_graph`, the
-generation's recorded `AnnPolicy`, with `exact_max_rows` at most `EXACT_MAX_ROWS`): the
-exact scan of U when U is small or a small
+generation's recorded `AnnPolicy`): the exact scan of U when U is small or a small
 fraction of the tenant's rows, else the HNSW index scan with U's predicate as its
 filter and pgvector's iterative scan on (`relaxed_order`), so a selective filter does
 not starve the scan; the scan collects `AnnPolicy.walk_size` rows of U (hnswlib's ef
@@ -24,7 +23,6 @@ import struct
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -57,10 +55,6 @@ MAX_EF_SEARCH = 1000  # pgvector's limit
 ANALYZE = ("ANALYZE gen_vectors, generation_chunks, gen_lex, gen_postings, chunks, acl_entries, "
            "revisions, tombstones")
 MIN_SCAN_TUPLES = 20_000
-# The exact scan reads U's rows one index probe each (~10 us a row here, against ~0.05 us
-# for the embedded backend's mapped file), so above this many rows of U the index scan
-# answers whenever the policy's fraction allows it (measured: bench/pg_recall.py).
-EXACT_MAX_ROWS = 2_000
 MAX_CACHED_MATRIX_BYTES = 64 << 20  # U's rows gathered once and kept with the cached U  # pgvector's default hnsw.max_scan_tuples
 BUILD_MEMORY = "1GB"  # maintenance_work_mem while an HNSW index is built
 
@@ -258,8 +252,7 @@ class PgVectors:
             return None
         row = c.execute(SQL_GEN_TENANT, (g.gen_id, scope.tenant)).fetchone()
         size = int(row[1]) if row else 0
-        if not use_graph(replace(pol, exact_max_rows=min(pol.exact_max_rows, EXACT_MAX_ROWS)),
-                         len(universe), size, exact):
+        if not use_graph(pol, len(universe), size, exact):
             return None
         k = pol.walk_size(depth, len(universe), size)
         tuples = max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1))

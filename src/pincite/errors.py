@@ -258,6 +258,19 @@ class SchemaTooNew(StoreError):
         )
 
 
+class SchemaTooOld(StoreError):
+    """A shared store's schema is older than this pincite needs; only `db upgrade` (run
+    by whoever owns the schema) migrates it, never a read."""
+
+    code = "schema_too_old"
+
+    def __init__(self, where: str, found: int, needed: int) -> None:
+        super().__init__(f"the store at {where} has schema version {found} and this pincite "
+                         f"needs {needed}: run `pincite --store URL db upgrade`")
+        self.found = found
+        self.needed = needed
+
+
 class StoreMissing(StoreError):
     """A read named a store that does not exist; `path` is the path it named. Only ingest
     (or `pincite.open(path, create=True)`) creates a store."""

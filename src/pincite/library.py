@@ -88,6 +88,14 @@ def open_library(url: str | Path, *, create: bool = False) -> Library:
     return Library(open_store(url, create=create))
 
 
+def upgrade_store(url: str | Path) -> dict[str, Any]:
+    """Create or migrate the schema of the store at `url` (`pincite db upgrade`); return
+    {store, backend, before, after, changed} (schema versions before and after)."""
+    from .store.schema_upgrade import upgrade_store as upgrade
+
+    return upgrade(url).to_dict()
+
+
 class Library(ReviewDesk):
     """A pincite library: sources, revisions, text layers and citations in one store."""
 

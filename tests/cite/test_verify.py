@@ -13,6 +13,7 @@ from pincite.cite.locate import LocatorIndex, locator_at
 from pincite.errors import NotFound, QuoteNotFound
 from pincite.model import Principal
 from pincite.parse.layout import LayerBuilder
+from tests.tamper import rewrite_blob, stored_bytes
 
 CONTRACT = """# Supply agreement
 
@@ -93,9 +94,8 @@ def test_verifier_negative_cases_each_fail_with_the_right_reason(lib, ana, doc):
 
 def test_bytes_changed_on_disk_is_document_changed(lib, ana, doc):
     good = lib.cite(ana, "supply.md", "ten (10) years")
-    path = lib.store.blobs.path("acme", doc.doc_sha256)
-    path.chmod(0o644)
-    path.write_bytes(path.read_bytes().replace(b"ten (10)", b"two (2) "))
+    data = stored_bytes(lib.store, "acme", doc.doc_sha256)
+    rewrite_blob(lib.store, "acme", doc.doc_sha256, data.replace(b"ten (10)", b"two (2) "))
     assert lib.verifier(ana).check(good) == "document_changed"
 
 

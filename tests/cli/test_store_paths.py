@@ -85,3 +85,24 @@ def test_extract_out_that_is_a_file_fails_before_anything_is_recorded(tmp_path: 
     with sqlite3.connect(store / "pincite.db") as db:
         for table in ("extraction_runs", "field_records", "review_queue"):
             assert db.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
+
+
+def test_pincite_store_names_a_postgres_database_read_refused_until_ingest(pg_server, tmp_path):
+    """`$PINCITE_STORE=postgresql://…`: a read of an empty database names it (password
+    redacted) and creates nothing; ingest creates the schema; reads then see it."""
+    url = pg_server.fresh_database(migrated=False).replace("postgres:@", "postgres:pw%3Dx@", 1)
+    env = {"PINCITE_STORE": url}
+    for args in READS:
+        r = invoke(*args, env=env)
+        assert r.returncode == 1, (args, r.stderr)
+        assert "no pincite store at postgresql://postgres:***@/" in r.stderr, r.stderr
+        assert "pw" not in r.stderr and "Traceback" not in r.stderr
+    import psycopg
+
+    with psycopg.connect(url) as c:
+        assert c.execute("SELECT to_regclass('pincite_schema')").fetchone() == (None,)
+    (tmp_path / "a.txt").write_text("1. TERM\n\n1.1 The term is ten (10) years.\n")
+    r = invoke("ingest", str(tmp_path / "a.txt"), "--no-publish", env=env)
+    assert r.returncode == 0, r.stderr
+    r = invoke("sources", "--json", env=env)
+    assert r.returncode == 0 and '"a.txt"' in r.stdout

@@ -18,6 +18,7 @@ from pincite.index.policy import DEFAULT_POLICY, RankingPolicy
 from pincite.store.ann import DEFAULT_ANN_POLICY
 from pincite.store.vectors import vectors_path
 from tests.corpus import ANA, EMB, PLIEGO_ES, TERMS_EN, add, doc_ids, items_json, publish
+from tests.generation_damage import KINDS, damage
 
 QUERIES = ["payment interest", "governing law Spain", "garantía definitiva", "plazo de ejecución",
            "terminate notice"]
@@ -142,36 +143,13 @@ def test_rollback_chain_and_no_previous(lib):
     assert lib.store.pointer()[:2] == (g3, g1)
 
 
-@pytest.mark.parametrize("damage", ["vector_byte", "vector_missing", "fts_row", "fts_table",
-                                    "postings_row", "postings_table", "rows_byte", "rows_missing"])
-def test_integrity_check_refuses_a_damaged_generation(lib, damage):
+@pytest.mark.parametrize("kind", KINDS)
+def test_integrity_check_refuses_a_damaged_generation(lib, kind):
     add(lib, "terms.md", TERMS_EN)
     g1 = publish(lib)
     add(lib, "pliego.md", PLIEGO_ES)
     built = lib.build_index(EMB)
-    path = vectors_path(lib.store.root, built.gen_id)
-    if damage == "vector_byte":
-        raw = bytearray(path.read_bytes())
-        raw[5] ^= 0xFF
-        path.write_bytes(bytes(raw))
-    elif damage == "vector_missing":
-        path.unlink()
-    elif damage == "fts_row":
-        lib.store.conn.execute(f"DELETE FROM lex_{built.gen_id} WHERE ord = 1")
-    elif damage == "postings_row":
-        lib.store.conn.execute(f"UPDATE post_{built.gen_id} SET tfs = zeroblob(length(tfs)) "
-                               f"WHERE term = (SELECT min(term) FROM post_{built.gen_id})")
-    elif damage == "postings_table":
-        lib.store.conn.execute(f"DROP TABLE post_{built.gen_id}")
-    elif damage == "rows_byte":
-        rows = path.with_name("rows.npz")
-        raw = bytearray(rows.read_bytes())
-        raw[len(raw) // 2] ^= 0xFF
-        rows.write_bytes(bytes(raw))
-    elif damage == "rows_missing":
-        path.with_name("rows.npz").unlink()
-    else:
-        lib.store.conn.execute(f"DROP TABLE lex_{built.gen_id}")
+    damage(lib.store, built.gen_id, kind)
     assert check_generation(lib.store, built.gen_id)
     with pytest.raises(GenerationInvalid):
         lib.publish_index(built.gen_id)
@@ -184,12 +162,12 @@ def test_channel_damage_degrades_but_never_unfilters(lib):
     add(lib, "terms.md", TERMS_EN)
     add(lib, "secret.md", TERMS_EN.replace("Spain", "Andorra"), acl=["user:bob"])
     gen = publish(lib)
-    vectors_path(lib.store.root, gen).unlink()
+    damage(lib.store, gen, "vector_missing")
     b = lib.search(ANA, "governing law", embedder=EMB)
     assert {"degraded", "fallback"} <= set(b.flags)
     assert doc_ids(b) == ["terms.md@r1"] and b.items[0].ranks["dense"] is None
-    lib.store.conn.execute(f"DROP TABLE post_{gen}")
-    lib.store.conn.execute(f"DROP TABLE lex_{gen}")
+    damage(lib.store, gen, "postings_table")
+    damage(lib.store, gen, "fts_table")
     with pytest.raises(IndexUnavailable):
         lib.search(ANA, "governing law", embedder=EMB)
 

@@ -153,8 +153,11 @@ def test_search_walks_the_graph_with_the_universe_applied(lib):
     _corpus(lib)
     gen = _build(lib, AnnPolicy(min_vectors=10, exact_max_rows=0, exact_min_fraction=0.0))
     g = lib.store.generation(gen)
-    (part,) = partitions_of(g.manifest)
-    assert part.tenant == "acme" and part.vectors == g.n_chunks
+    if lib.store.backend == "sqlite":
+        (part,) = partitions_of(g.manifest)
+        assert part.tenant == "acme" and part.vectors == g.n_chunks
+    else:  # one pgvector HNSW index over the generation's rows, every tenant's
+        assert g.manifest["vector_index"]["index"] == f"gen_vectors_hnsw_{gen}"
     b = lib.search(ANA, "payment invoices warranty", embedder=EMB, channels=("dense",), k=10)
     assert b.channels["dense"]["path"] == "ann" and "fallback" not in b.flags
     ex = search(lib.store, "payment invoices warranty", ANA, embedder=EMB, channels=("dense",),
@@ -164,13 +167,14 @@ def test_search_walks_the_graph_with_the_universe_applied(lib):
     assert all(int(i.source_id[1:4]) % 3 for i in b.items)  # bob's notes never appear
     # bob's note 3 is the graph's nearest row to its own text; ana's walk never yields it
     text = "Note 3 on payment of invoices, clause 3, delivery of goods number 3"
-    graph = load(ann_path(generation_dir(lib.store.root, gen), part), part)
-    (nearest,) = walk(graph, np.asarray(EMB.embed_query(text), dtype=np.float32), 1,
-                      lambda _o: True)
-    bob3 = next(o for o, cid, _d in lib.store.generation_chunk_list(gen)
-                if cid == lib.store.conn.execute("SELECT chunk_id FROM chunks WHERE "
-                                                 "source_id='n003.md'").fetchone()[0])
-    assert nearest == bob3
+    if lib.store.backend == "sqlite":
+        graph = load(ann_path(generation_dir(lib.store.root, gen), part), part)
+        (nearest,) = walk(graph, np.asarray(EMB.embed_query(text), dtype=np.float32), 1,
+                          lambda _o: True)
+        bob3 = next(o for o, cid, _d in lib.store.generation_chunk_list(gen)
+                    if cid == lib.store.conn.execute("SELECT chunk_id FROM chunks WHERE "
+                                                     "source_id='n003.md'").fetchone()[0])
+        assert nearest == bob3
     near = lib.search(ANA, text, embedder=EMB, channels=("dense",), k=10)
     assert near.channels["dense"]["path"] == "ann"
     assert "n003.md" not in {i.source_id for i in near.items}
@@ -195,6 +199,9 @@ def test_small_universe_scans_exactly_without_a_flag(lib):
 
 @pytest.mark.parametrize("damage", ["missing", "byte", "truncated"])
 def test_integrity_check_refuses_a_missing_or_damaged_graph(lib, damage):
+    if lib.store.backend != "sqlite":
+        pytest.skip("the hnswlib graph files are the embedded backend's; PostgreSQL's HNSW "
+                    "index is checked in tests/store/test_pg_index.py")
     _corpus(lib, 20)
     g1 = _build(lib, AnnPolicy(min_vectors=10))
     before = [items_json(lib.search(ANA, q, embedder=EMB)) for q in ("payment", "warranty")]
@@ -220,6 +227,9 @@ def test_integrity_check_refuses_a_missing_or_damaged_graph(lib, damage):
 
 
 def test_a_graph_damaged_after_publish_is_never_read(lib):
+    if lib.store.backend != "sqlite":
+        pytest.skip("the hnswlib graph files are the embedded backend's; PostgreSQL's HNSW "
+                    "index is checked in tests/store/test_pg_index.py")
     _corpus(lib, 30)
     gen = _build(lib, AnnPolicy(min_vectors=10, exact_max_rows=0, exact_min_fraction=0.0))
     (part,) = partitions_of(lib.store.generation(gen).manifest)
@@ -277,6 +287,9 @@ def _f32_pattern(v: np.ndarray) -> bytes:
 
 
 def test_purge_erases_the_sources_vectors_from_the_graph(lib):
+    if lib.store.backend != "sqlite":
+        pytest.skip("the hnswlib graph files are the embedded backend's; PostgreSQL's HNSW "
+                    "index is checked in tests/store/test_pg_index.py")
     _corpus(lib, 30)
     gen = _build(lib, AnnPolicy(min_vectors=10, exact_max_rows=0, exact_min_fraction=0.0))
     g = lib.store.generation(gen)

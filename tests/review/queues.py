@@ -11,7 +11,7 @@ import pincite
 from pincite.extract.run import run_extraction
 from pincite.extract.schema import load_schema
 from pincite.model import Principal
-from pincite.store import SQLiteStore
+from pincite.store import Store
 from pincite.store.sqlite.records_store import QueueEntry
 from tests.corpus import EXAMPLES, TENDER_DOCS
 
@@ -64,11 +64,16 @@ def extract_tender(lib: Any, tmp_path: Path, *, tau: float = 0.99, audit: Any = 
     return run_extraction(lib.store, ANA, schema, TENDER_DOCS, route=False, audit=audit)
 
 
-def synthetic_queue(store: SQLiteStore, n: int, *, tenant: str = "t", acl: str = "group:rev",
+def location(store: Store) -> str:
+    """Return where a store lives, as `pincite.open` takes it (a directory, or a URL)."""
+    return str(getattr(store, "url", None) or store.root)
+
+
+def synthetic_queue(store: Store, n: int, *, tenant: str = "t", acl: str = "group:rev",
                     source_id: str = "doc.md", hard: Any = None, due: Any = None,
                     confidence: Any = None, at: str = "2026-03-01T08:00:00+00:00") -> list[int]:
     """Queue `n` items on one small real document; return their ids (in insertion order)."""
-    lib = pincite.open(store.root)
+    lib = pincite.open(location(store))
     lib.ingest_bytes(b"# Doc\n\n1. Terms\n\n1.1 Payment within 30 days.\n", source_id=source_id,
                      tenant=tenant, acl=[acl], sandbox=False)
     rev = lib.store.latest_revision(tenant, source_id)

@@ -27,7 +27,7 @@ from pincite.review.calibration import (
     wilson,
 )
 from pincite.review.diagram import reliability_diagram
-from pincite.store import SQLiteStore
+from pincite.store import Store, open_store
 from pincite.store.sqlite.review_store import LabelRow
 from tests.commands import invoke
 from tests.corpus import TENDER_DOCS, tender_library
@@ -87,7 +87,7 @@ def _synthetic_labels() -> list[LabelRow]:
     return out
 
 
-def _store_volume(store: SQLiteStore) -> None:
+def _store_volume(store: Store) -> None:
     """100 field records of the field over two days of runs: 50/20/10/10/10 per bin."""
     confs = [c for _n, _k, c, vol in SYNTHETIC.values() for _ in range(vol)]
     for i, conf in enumerate(confs):
@@ -100,8 +100,8 @@ def _store_volume(store: SQLiteStore) -> None:
         store.save_extraction("t", run, [rec], [], at)
 
 
-def test_synthetic_decisions_give_the_hand_computed_curve_and_table(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_synthetic_decisions_give_the_hand_computed_curve_and_table(tmp_path, store_url):
+    store = open_store(store_url)
     store.add_review_labels("t", _synthetic_labels())
     _store_volume(store)
     rep = calibration_report(store, "t")
@@ -141,8 +141,8 @@ def test_synthetic_decisions_give_the_hand_computed_curve_and_table(tmp_path):
     assert rows[0].errors_shown_per_day == 0 and rows[0].reviewed_per_day == 40
 
 
-def test_calibrated_thresholds_switch_on_at_the_minimum_label_count(tmp_path):
-    lib = tender_library(tmp_path / "s")
+def test_calibrated_thresholds_switch_on_at_the_minimum_label_count(tmp_path, store_url):
+    lib = tender_library(store_url)
     store = lib.store
     schema = load_schema(strict_schema(tmp_path, 0.99))
     spec = schema.field("guarantee.definitive")
@@ -182,8 +182,8 @@ def test_calibration_is_keyed_by_model_and_prompt_of_a_model_backed_extractor():
     assert extractor_key({"version": "1.0"}) == "1.0"
 
 
-def test_reliability_diagram_png_and_svg_and_cli(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_reliability_diagram_png_and_svg_and_cli(tmp_path, store_url):
+    store = open_store(store_url)
     store.add_review_labels("t", _synthetic_labels())
     store.close()
     bins = [b.to_dict() for b in reliability([(0.97, True), (0.9, False), (0.3, True)], EDGES)]
@@ -193,7 +193,7 @@ def test_reliability_diagram_png_and_svg_and_cli(tmp_path):
     assert "<svg" in svg and "n=1" in svg
     assert ece(reliability([(0.5, True)] * 2)) == pytest.approx(0.5)
     out = invoke("calibrate", "--as", "t:ana", "--diagram", str(tmp_path / "r.png"),
-                  store=tmp_path / "s")
+                  store=store_url)
     assert out.returncode == 0, out.stderr
     assert "guarantee.definitive (extractor 1.0): 100 labels" in out.stdout
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"

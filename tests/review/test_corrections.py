@@ -23,8 +23,8 @@ PERCENT = "guarantee.definitive"                 # hard, percent, max 10
 COUNT = "technical_solvency.min_similar_contracts"  # number; the test adds `<= 5`
 
 
-def _library(tmp_path: Path):
-    lib = tender_library(tmp_path / "s")
+def _library(tmp_path: Path, store_url: str):
+    lib = tender_library(store_url)
     path = strict_schema(tmp_path)
     text = path.read_text(encoding="utf-8").replace(
         "postconditions:\n", f"postconditions:\n  - check: {COUNT} <= 5\n"
@@ -42,8 +42,8 @@ def _claim(q: ReviewQueue, field: str) -> tuple[dict, str]:
     return it, it["evidence"][0]["quote"]
 
 
-def test_a_correction_that_fails_type_range_or_postcondition_is_refused(tmp_path):
-    lib = _library(tmp_path)
+def test_a_correction_that_fails_type_range_or_postcondition_is_refused(tmp_path, store_url):
+    lib = _library(tmp_path, store_url)
     q = ReviewQueue(lib.store, ANA)
     cases = [(MONEY, "banana", "type:money"),
              (MONEY, {"amount": float("nan"), "currency": "EUR"}, "not_finite"),
@@ -67,10 +67,10 @@ def test_a_correction_that_fails_type_range_or_postcondition_is_refused(tmp_path
     lib.close()
 
 
-def test_a_correction_its_quote_does_not_state_is_refused(tmp_path):
+def test_a_correction_its_quote_does_not_state_is_refused(tmp_path, store_url):
     """The model-backed extractor once SHOWed 999,999 beside "The purchase price is 100
     euros"; a reviewer's correction passes the same value-in-quote check."""
-    lib = _library(tmp_path)
+    lib = _library(tmp_path, store_url)
     q = ReviewQueue(lib.store, ANA)
     it, quote = _claim(q, MONEY)
     stated = it["candidate"]["value"]
@@ -86,18 +86,18 @@ def test_a_correction_its_quote_does_not_state_is_refused(tmp_path):
     lib.close()
 
 
-def test_review_decide_refuses_banana_on_a_money_field(tmp_path):
-    lib = _library(tmp_path)
+def test_review_decide_refuses_banana_on_a_money_field(tmp_path, store_url):
+    lib = _library(tmp_path, store_url)
     it, quote = _claim(ReviewQueue(lib.store, ANA), MONEY)
     before = lib.store.field_record("demo", it["case_id"], MONEY)
     lib.close()
     who = ("--as", "demo:ana:analysts")
     bad = invoke("review", "decide", str(it["id"]), "--decision", "correct", "--value", '"banana"',
-                 "--quote", quote, *who, store=tmp_path / "s")
+                 "--quote", quote, *who, store=store_url)
     assert bad.returncode == 2 and "type:money" in bad.stderr and "Traceback" not in bad.stderr
-    listed = invoke("review", "list", "--json", *who, store=tmp_path / "s")
+    listed = invoke("review", "list", "--json", *who, store=store_url)
     (mine,) = [i for i in json.loads(listed.stdout) if i["id"] == it["id"]]
     assert mine["state"] == "open"
-    lib = pincite.open(tmp_path / "s")
+    lib = pincite.open(store_url)
     assert lib.store.field_record("demo", it["case_id"], MONEY) == before  # nothing stored
     lib.close()

@@ -14,7 +14,7 @@ import pincite
 from pincite.errors import InvalidCorrection, NotFound, QuoteNotFound, UsageError
 from pincite.model import Principal
 from pincite.review.queue import ReviewConflict, ReviewQueue, sample_audit_selector
-from pincite.store import SQLiteStore
+from pincite.store import open_store
 from tests.commands import invoke
 from tests.corpus import EXAMPLES, tender_library
 from tests.review.queues import ANA, Clock, extract_tender, synthetic_queue, valid_value
@@ -26,8 +26,8 @@ EVE = Principal.parse("demo:eve:outsiders")
 # ---- order, claims, leases ------------------------------------------------------------------------
 
 
-def test_claims_follow_queue_order_and_leases_expire(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_claims_follow_queue_order_and_leases_expire(tmp_path, store_url):
+    store = open_store(store_url)
     due = {0: None, 1: "2026-05-01", 2: "2026-04-01", 3: None, 4: "2026-04-01", 5: "2026-06-01"}
     ids = synthetic_queue(store, 6, hard=lambda i: i in (3, 5), due=lambda i: due[i])
     clock = Clock()
@@ -73,8 +73,8 @@ def test_claims_follow_queue_order_and_leases_expire(tmp_path):
     assert q3.next() is None
 
 
-def test_decisions_close_the_loop_on_the_tender(tmp_path):
-    lib = tender_library(tmp_path / "s")
+def test_decisions_close_the_loop_on_the_tender(tmp_path, store_url):
+    lib = tender_library(store_url)
     res = extract_tender(lib, tmp_path)
     assert res.queued >= 3
     clock = Clock(datetime.now(UTC))
@@ -127,8 +127,8 @@ def test_decisions_close_the_loop_on_the_tender(tmp_path):
     lib.close()
 
 
-def test_new_revision_marks_open_items_stale_and_the_next_run_requeues(tmp_path):
-    lib = tender_library(tmp_path / "s")
+def test_new_revision_marks_open_items_stale_and_the_next_run_requeues(tmp_path, store_url):
+    lib = tender_library(store_url)
     extract_tender(lib, tmp_path)
     q = ReviewQueue(lib.store, ANA)
     claimed = q.next()
@@ -152,8 +152,8 @@ def test_new_revision_marks_open_items_stale_and_the_next_run_requeues(tmp_path)
     lib.close()
 
 
-def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path):
-    lib = tender_library(tmp_path / "s")
+def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path, store_url):
+    lib = tender_library(store_url)
     q = ReviewQueue(lib.store, ANA)
     assert sample_audit_selector(lib.store, "demo") is None  # off by default
     admin = ReviewQueue(lib.store, Principal.parse("demo:lead:review.admin"))
@@ -170,8 +170,8 @@ def test_sample_audit_queues_a_stable_fraction_of_shown_records(tmp_path):
     lib.close()
 
 
-def test_rubber_stamps_open_an_incident_that_holds_labels_out_of_calibration(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_rubber_stamps_open_an_incident_that_holds_labels_out_of_calibration(tmp_path, store_url):
+    store = open_store(store_url)
     synthetic_queue(store, 12, confidence=lambda i: 0.97)
     clock = Clock()
     lead = ReviewQueue(store, Principal.parse("t:lead:rev,review.admin"), clock=clock)
@@ -202,8 +202,8 @@ def test_rubber_stamps_open_an_incident_that_holds_labels_out_of_calibration(tmp
         lead.clear_incident(inc)
 
 
-def test_reviewers_see_only_what_their_acl_allows_and_revoked_decisions_are_refused(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_reviewers_see_only_what_their_acl_allows_and_revoked_decisions_are_refused(tmp_path, store_url):
+    store = open_store(store_url)
     synthetic_queue(store, 3, source_id="open.md", acl="group:rev")
     hidden = synthetic_queue(store, 2, source_id="secret.md", acl="group:legal")
     rev = Principal.parse("t:ana:rev")
@@ -225,9 +225,9 @@ def test_reviewers_see_only_what_their_acl_allows_and_revoked_decisions_are_refu
     assert len(legal.items()) == 5
 
 
-def test_cli_review_list_next_decide(tmp_path):
-    store = tmp_path / "s"
-    st = SQLiteStore(store)
+def test_cli_review_list_next_decide(tmp_path, store_url):
+    store = store_url
+    st = open_store(store)
     synthetic_queue(st, 2)
     st.close()
     who = ["--as", "t:ana:rev"]
@@ -260,11 +260,11 @@ def test_cli_review_list_next_decide(tmp_path):
     assert h.returncode == 0 and "Example:" in h.stdout and "--not-stated" in h.stdout
 
 
-def test_review_routes_answer_errors_with_one_envelope(tmp_path):
+def test_review_routes_answer_errors_with_one_envelope(tmp_path, store_url):
     from pincite.service.review_page import create_app
     from tests.service.clients import page_client
 
-    store = SQLiteStore(tmp_path / "s")
+    store = open_store(store_url)
     ids = synthetic_queue(store, 2)
     hidden = synthetic_queue(store, 1, source_id="secret.md", acl="group:legal")
     client = page_client(create_app(pincite.Library(store), Principal.parse("t:ana:rev")))
@@ -302,8 +302,8 @@ def test_review_routes_answer_errors_with_one_envelope(tmp_path):
     assert [it["id"] for it in client.get("/items.json").json()] == [ids[1], ids[0]]
 
 
-def test_a_reviewed_record_stands_on_a_rerun_and_yields_to_a_new_revision(tmp_path):
-    lib = tender_library(tmp_path / "s")
+def test_a_reviewed_record_stands_on_a_rerun_and_yields_to_a_new_revision(tmp_path, store_url):
+    lib = tender_library(store_url)
     first = extract_tender(lib, tmp_path)
     case = first.run["case_id"]
     q = ReviewQueue(lib.store, ANA)

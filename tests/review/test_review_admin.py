@@ -12,7 +12,7 @@ import pincite
 from pincite.errors import Forbidden, NotFound, UsageError
 from pincite.model import Principal
 from pincite.review.queue import ReviewQueue
-from pincite.store import SQLiteStore
+from pincite.store import Store, open_store
 from tests.commands import invoke
 from tests.review.queues import Clock, synthetic_queue
 
@@ -20,21 +20,21 @@ REV = Principal.parse("t:rita:rev")
 LEGAL = Principal.parse("t:lena:legal")
 
 
-def _decide_all(store: SQLiteStore, who: Principal, clock: Clock) -> None:
+def _decide_all(store: Store, who: Principal, clock: Clock) -> None:
     q = ReviewQueue(store, who, clock=clock)
     while (it := q.next()) is not None:
         clock.advance(60)
         q.decide(it["id"], "accept")
 
 
-def test_calibration_and_metrics_count_only_readable_documents(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_calibration_and_metrics_count_only_readable_documents(tmp_path, store_url):
+    store = open_store(store_url)
     synthetic_queue(store, 3, source_id="open.md", acl="group:rev", confidence=lambda i: 0.9)
     synthetic_queue(store, 5, source_id="secret.md", acl="group:legal", confidence=lambda i: 0.9)
     clock = Clock()
     _decide_all(store, REV, clock)
     _decide_all(store, LEGAL, clock)
-    lib = pincite.open(store.root)
+    lib = pincite.open(store_url)
     assert lib.calibration(REV)["all"]["labels"] == 3
     assert lib.calibration(LEGAL)["all"]["labels"] == 5
     assert lib.calibration(Principal.parse("t:nobody"))["all"]["labels"] == 0
@@ -44,8 +44,8 @@ def test_calibration_and_metrics_count_only_readable_documents(tmp_path):
     lib.close()
 
 
-def test_only_another_review_admin_clears_an_incident(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_only_another_review_admin_clears_an_incident(tmp_path, store_url):
+    store = open_store(store_url)
     synthetic_queue(store, 4, confidence=lambda i: 0.97)
     clock = Clock()
     boss = ReviewQueue(store, Principal.parse("t:boss:rev,review.admin"), clock=clock)
@@ -67,8 +67,8 @@ def test_only_another_review_admin_clears_an_incident(tmp_path):
     assert store.review_incidents("t")[0]["cleared_by"] == "boss"
 
 
-def test_settings_need_review_admin_and_finite_values_in_range(tmp_path):
-    store = SQLiteStore(tmp_path / "s")
+def test_settings_need_review_admin_and_finite_values_in_range(tmp_path, store_url):
+    store = open_store(store_url)
     plain = ReviewQueue(store, Principal.parse("t:ana:rev"))
     with pytest.raises(Forbidden, match="review:admin"):
         plain.set_settings(stamp_run=0)
@@ -85,9 +85,9 @@ def test_settings_need_review_admin_and_finite_values_in_range(tmp_path):
     assert admin.set_settings(stamp_seconds=3.5).stamp_seconds == 3.5
 
 
-def test_review_settings_command_refuses_nan_and_non_admins(tmp_path):
-    store = tmp_path / "s"
-    SQLiteStore(store).close()
+def test_review_settings_command_refuses_nan_and_non_admins(tmp_path, store_url):
+    store = store_url
+    open_store(store).close()
     nan = invoke("review", "settings", "--stamp-seconds", "nan", "--as", "t:lead:review.admin",
                  store=store)
     assert nan.returncode == 2 and "number of seconds" in nan.stderr

@@ -1,4 +1,5 @@
-"""Concurrency: 8 processes claim and decide for 30 s on one SQLite store, with random
+"""Concurrency: 8 processes claim and decide for 30 s on one store (each backend: SQLite's
+single writer, PostgreSQL's `FOR UPDATE SKIP LOCKED`), with random
 crashes (os._exit between claim and decision) and stalls (past the lease). Afterwards:
 no item was ever held by two reviewers at once, none was decided twice, and none was
 lost — each is decided exactly once or back in the queue.
@@ -15,10 +16,9 @@ import random
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
-from pathlib import Path
 
 from pincite.model import Principal
-from pincite.store import SQLiteStore
+from pincite.store import open_store
 from tests.review.queues import synthetic_queue
 
 SECONDS = float(os.environ.get("PINCITE_REVIEW_STRESS_SECONDS", "30"))
@@ -31,7 +31,7 @@ def _worker(root: str, name: str, log_path: str, until: float, seed: int) -> Non
     from pincite.review.queue import ReviewConflict, ReviewQueue
 
     rnd = random.Random(seed)
-    store = SQLiteStore(Path(root))
+    store = open_store(root, create=False)
     q = ReviewQueue(store, Principal.parse(f"t:{name}:rev"))
     with open(log_path, "a", encoding="utf-8") as log:
         def write(obj: dict) -> None:
@@ -66,9 +66,9 @@ def _ts(s: str) -> float:
     return datetime.fromisoformat(s).timestamp()
 
 
-def test_eight_processes_never_double_claim_and_lose_nothing(tmp_path):
-    root = tmp_path / "s"
-    store = SQLiteStore(root)
+def test_eight_processes_never_double_claim_and_lose_nothing(tmp_path, store_url):
+    root = store_url
+    store = open_store(root)
     ids = synthetic_queue(store, ITEMS)
     ctx = mp.get_context("spawn")
     until = time.time() + SECONDS
@@ -153,3 +153,4 @@ def test_eight_processes_never_double_claim_and_lose_nothing(tmp_path):
             assert it["claimed_by"] is None or it["lease_until"] <= now
     for e in decided:
         assert items[e["id"]]["decided_by"] == e["who"] and items[e["id"]]["decision"] == e["decision"]
+    store.close()

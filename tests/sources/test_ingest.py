@@ -12,6 +12,7 @@ import pincite
 from pincite.errors import NotFound, UsageError
 from pincite.model import Principal
 from tests.commands import run_cli
+from tests.tamper import rewrite_blob
 
 TEXT_V1 = b"1. TERM\n\n1.1 The term is ten (10) years.\n"
 TEXT_V2 = b"1. TERM\n\n1.1 The term is five (5) years.\n"
@@ -87,9 +88,14 @@ FAULTS = ["blob.write", "blob.fsync", "blob.rename", "ingest.after_blob",
           "ingest.before_commit"]
 
 
+def _blob_names(store) -> list[str]:
+    """Return the names of every stored accepted blob, whatever the backend keeps them in."""
+    return sorted(name for _tenant, name, _where in store.blobs.walk())
+
+
 @pytest.mark.parametrize("point", FAULTS)
-def test_kill_at_each_fault_point_leaves_no_trace_and_resume_succeeds(tmp_path, point):
-    store = tmp_path / "store"
+def test_kill_at_each_fault_point_leaves_no_trace_and_resume_succeeds(tmp_path, store_url, point):
+    store = store_url
     doc = tmp_path / "in" / "t.txt"
     doc.parent.mkdir()
     doc.write_bytes(TEXT_V1)
@@ -106,15 +112,14 @@ def test_kill_at_each_fault_point_leaves_no_trace_and_resume_succeeds(tmp_path, 
         assert revs[0].valid_to is None
         report = lib.fsck(grace_seconds=0)
         assert report.ok, report.damage
-        leftovers = [p for p in (store / "blobs").rglob("*") if p.is_file()]
-        assert [p.name for p in leftovers] == [revs[0].sha256]
+        assert _blob_names(lib.store) == [revs[0].sha256]
     again = run_cli("ingest", str(doc), "--json", store=store)
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["status"] == "revised"
 
 
-def test_kill_after_commit_is_durable(tmp_path):
-    store = tmp_path / "store"
+def test_kill_after_commit_is_durable(tmp_path, store_url):
+    store = store_url
     doc = tmp_path / "t.txt"
     doc.write_bytes(TEXT_V1)
     killed = run_cli("ingest", str(doc), "--json", store=store,
@@ -126,25 +131,24 @@ def test_kill_after_commit_is_durable(tmp_path):
         assert lib.fsck(grace_seconds=0).ok
 
 
-def test_raise_before_commit_rolls_back_in_process(tmp_path, monkeypatch):
+def test_raise_before_commit_rolls_back_in_process(lib, monkeypatch):
     from pincite.errors import FaultInjected
 
-    with pincite.open(tmp_path / "s", create=True) as lib:
-        monkeypatch.setenv("PINCITE_FAULTS", "ingest.before_commit=raise")
-        with pytest.raises(FaultInjected):
-            lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
-        monkeypatch.delenv("PINCITE_FAULTS")
-        assert lib.store.source("acme", "t.txt") is None
-        assert lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"],
-                                sandbox=False).status == "new"
+    monkeypatch.setenv("PINCITE_FAULTS", "ingest.before_commit=raise")
+    with pytest.raises(FaultInjected):
+        lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
+    monkeypatch.delenv("PINCITE_FAULTS")
+    assert lib.store.source("acme", "t.txt") is None
+    assert lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"],
+                            sandbox=False).status == "new"
 
 
-def test_fsck_reports_a_corrupted_blob(tmp_path):
-    with pincite.open(tmp_path / "s", create=True) as lib:
-        r = lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
-        lib.store.blobs.path("acme", r.doc_sha256).write_bytes(b"tampered")
-        report = lib.fsck(grace_seconds=0)
-        assert not report.ok and "no longer hashes" in report.damage[0]
+def test_fsck_reports_a_corrupted_blob(lib):
+    r = lib.ingest_bytes(TEXT_V1, source_id="t.txt", tenant="acme", acl=["*"], sandbox=False)
+    rewrite_blob(lib.store, "acme", r.doc_sha256, b"tampered")
+    report = lib.fsck(grace_seconds=0)
+    assert not report.ok
+    assert report.damage == [f"blob of acme/t.txt@r1 no longer hashes to {r.doc_sha256}"]
 
 
 def test_source_id_is_relative_path_inside_directory(lib, tmp_path: Path):

@@ -30,8 +30,9 @@ def _members(cls: type) -> dict[str, object]:
 
 def test_the_sqlite_backend_implements_every_protocol_method_with_its_signature():
     protocol = _members(Store)
-    assert len(protocol) == 82  # + scrub_source, case_source_ids (issue 14, classes 2, 3), damage;
-    # + field_records (the fill hands its unresolved cells to review)
+    assert len(protocol) == 86  # + scrub_source, case_source_ids (issue 14, classes 2, 3), damage,
+    # + field_records (the fill hands its unresolved cells to review),
+    # + the vector methods (issue 15: save_vectors, vector_problems, purge_vectors, dense_candidates)
     missing, differ = [], []
     for name, member in protocol.items():
         if not hasattr(SQLiteStore, name) and name not in ("root", "blobs", "quarantine_blobs",
@@ -42,6 +43,25 @@ def test_the_sqlite_backend_implements_every_protocol_method_with_its_signature(
             got = list(inspect.signature(getattr(SQLiteStore, name)).parameters)
             if want != got:
                 differ.append((name, want, got))
+    assert missing == [] and differ == []
+
+
+def test_the_postgres_backend_implements_the_protocol_with_its_signatures():
+    """Every method of the concerns written so far (sources, quarantine, the embedding
+    cache, maintenance) is on `PostgresStore` with the protocol's signature."""
+    from pincite.store.postgres import PostgresStore
+    from pincite.store.protocol import EmbeddingStore, Maintenance, QuarantineStore, SourceStore
+
+    missing, differ = [], []
+    for proto in (SourceStore, QuarantineStore, EmbeddingStore, Maintenance):
+        for name, member in _members(proto).items():
+            if not hasattr(PostgresStore, name):
+                missing.append(name)
+            elif callable(member):
+                want = list(inspect.signature(member).parameters)
+                got = list(inspect.signature(getattr(PostgresStore, name)).parameters)
+                if want != got:
+                    differ.append((name, want, got))
     assert missing == [] and differ == []
 
 
@@ -80,24 +100,31 @@ def test_fsck_is_a_store_method_and_reclaims_debris(tmp_path):
     store.close()
 
 
-def test_the_embedding_cache_lives_behind_the_store(tmp_path):
-    store = open_store(tmp_path / "s")
+def test_the_embedding_cache_lives_behind_the_store(store_url):
+    store = open_store(store_url)
     emb = HashEmbedder(64)
     with EmbeddingCache(store.embeddings()) as cache:
         first = CachedEmbedder(emb, cache, scope="acme").embed(["alpha", "beta"])
         assert cache.count(emb.space) == 2
-    assert (tmp_path / "s" / EMBEDDINGS_FILENAME).is_file()
+    if store.backend == "sqlite":
+        assert (Path(store_url) / EMBEDDINGS_FILENAME).is_file()
     with EmbeddingCache(store.embeddings()) as cache:
         again = CachedEmbedder(emb, cache, scope="acme")
         second = again.embed(["alpha", "beta"])
         assert (again.hits, again.misses) == (2, 0)
+        other = CachedEmbedder(emb, cache, scope="globex")
+        other.embed(["alpha"])
+        assert (other.hits, other.misses) == (0, 1)  # one tenant's cache never answers another's
     assert np.array_equal(first.vectors, second.vectors)
     from pincite.embed import input_sha256
 
-    assert store.forget_embeddings([input_sha256("alpha")]) == 1
+    assert store.forget_embeddings([input_sha256("alpha")]) == 2
     assert store.forget_embeddings([]) == 0
     store.close()
-    assert open_store(tmp_path / "empty").forget_embeddings([input_sha256("alpha")]) == 0
+
+
+def test_an_empty_cache_forgets_nothing(tmp_path):
+    assert open_store(tmp_path / "empty").forget_embeddings(["ab" * 32]) == 0
 
 
 def test_a_damaged_or_newer_embedding_cache_is_refused_with_advice(tmp_path):
@@ -162,13 +189,16 @@ def test_file_cache_reopens_a_replaced_file_and_forgets_by_path_and_dir(tmp_path
     assert opened == ["a1", "a2", "b1", "a2 reopened", "b1 reopened"]
 
 
-def test_a_generation_built_with_an_fts5_table_is_purged_without_trace(lib):
+def test_a_generation_built_with_an_fts5_table_is_purged_without_trace(tmp_path):
     """Generations built before the FTS5 tables were removed keep their bodies in
-    `fts_<gen>`: a purge rewrites their postings from it and then drops it."""
+    `fts_<gen>`: a purge rewrites their postings from it and then drops it (SQLite's
+    own history: no PostgreSQL store ever had FTS5 tables)."""
+    import pincite
     from pincite.model import Principal
     from tests.corpus import EMB, TERMS_EN, add, publish
 
     ana = Principal.parse("acme:ana:legal")
+    lib = pincite.open(tmp_path / "s", create=True)
     add(lib, "terms.md", TERMS_EN)
     add(lib, "canary.md", "# Side letter\n\nThe zqxcanary bonus is due.\n")
     gen = publish(lib)
@@ -185,3 +215,4 @@ def test_a_generation_built_with_an_fts5_table_is_purged_without_trace(lib):
                         (f"fts_{gen}%",)).fetchone()[0] == 0
     assert conn.execute(f"SELECT count(*) FROM post_{gen} WHERE term = ?", terms).fetchone()[0] == 0
     assert [i.source_id for i in lib.search(ana, "payment", embedder=EMB).items][:1] == ["terms.md"]
+    lib.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import typer
 
 from . import (
+    database,
     documents,
     durable,
     evaluation,
@@ -54,6 +55,7 @@ releasing.register(app)   # release …
 durable.register(app)     # worker, runs
 serving.register(app)     # serve, mcp
 keys.register(app)        # keys …
+database.register(app)    # db upgrade
 
 
 def main() -> None:

@@ -30,7 +30,6 @@ from ..embed import EmbeddingSpace, input_sha256
 from ..errors import NotFound
 from ..model import Principal, acl_allows, timestamp
 from ..store import Store
-from ..store.vectors import vectors_path, zero_rows
 from .generations import chunk_list_digest
 
 
@@ -87,10 +86,7 @@ def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
         if g.manifest:
             sp = EmbeddingSpace.from_dict(g.manifest["embedding_space"])
             spaces[sp.space_id] = sp
-        sha = g.vectors_sha256
-        path = vectors_path(store.root, gen_id)
-        if path.is_file() and g.n_chunks and g.dimension:
-            sha = zero_rows(path, ords, g.n_chunks, g.dimension)
+        sha = store.purge_vectors(g, ords)
         store.purge_generation_rows(gen_id, ords, sha, lambda gid: chunk_list_digest(store, gid))
     records = store.purge_review_of_source(tenant, source_id)
     records += store.purge_records_of_source(tenant, source_id)

@@ -32,16 +32,9 @@ from ..errors import GenerationInvalid, NotFound, UsageError
 from ..model import timestamp
 from ..parse.hidden_chars import HIDDEN_CHARS_RE
 from ..store import Store
-from ..store.ann import (
-    DEFAULT_ANN_POLICY,
-    AnnPolicy,
-    build_partitions,
-    check_partitions,
-    index_record,
-)
-from ..store.blobs import sha256_file
+from ..store.ann import DEFAULT_ANN_POLICY, AnnPolicy
 from ..store.index_records import ChunkRecord, GenerationRow, LiveRevision
-from ..store.vectors import generation_dir, remove_generation_dir, vectors_path, write_vectors
+from ..store.vectors import remove_generation_dir
 from ..values import guess_lang
 from ..vocab import SERVABLE_STATES, ChunkFlag, GenerationState
 from .analyze import ANALYZER_ID, analyze, analyzer_record, index_body, tenant_key
@@ -169,12 +162,8 @@ def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_P
                                    c.chunk_id))
         stage("embedding")
         vectors, computed = _embed(store, embedder, chunks, progress)
-        vec_sha = write_vectors(vectors_path(store.root, gen_id), vectors)
         stage("ann")
-        t_ann = time.perf_counter()
-        parts = build_partitions(generation_dir(store.root, gen_id), vectors,
-                                 _tenant_ranges(chunks), ann)
-        vector_index = index_record(ann, parts, time.perf_counter() - t_ann)
+        vec_sha, vector_index = store.save_vectors(gen_id, chunks, vectors, ann)
         stage("indexing")
         prev = _reusable_lexical(store)
         prev_ords = store.chunk_ords(prev) if prev else {}
@@ -236,17 +225,6 @@ def build(store: Store, embedder: Embedder, *, policy: RankingPolicy = DEFAULT_P
     if problems:
         store.set_generation_state(gen_id, GenerationState.FAILED, "; ".join(problems))
     return BuildResult(gen_id, GenerationState.FAILED if problems else GenerationState.READY, manifest, tuple(problems))
-
-
-def _tenant_ranges(chunks: Sequence[ChunkRecord]) -> list[tuple[str, int, int]]:
-    """(tenant, first ord, end ord) of each tenant's rows (chunks are sorted by tenant)."""
-    out: list[tuple[str, int, int]] = []
-    for i, ch in enumerate(chunks):
-        if out and out[-1][0] == ch.tenant:
-            out[-1] = (ch.tenant, out[-1][1], i + 1)
-        else:
-            out.append((ch.tenant, i, i + 1))
-    return out
 
 
 def _reusable_lexical(store: Store) -> str | None:
@@ -331,18 +309,9 @@ def check_generation(store: Store, gen_id: str) -> list[str]:
             problems.append("postings table is missing")
         elif store.postings_digest(gen_id) != want:
             problems.append("postings digest does not match")
-    path = vectors_path(store.root, gen_id)
     if g.dimension != space.dimension:
         problems.append(f"dimension {g.dimension} != space dimension {space.dimension}")
-    if not path.is_file():
-        problems.append("vector file is missing")
-    else:
-        size = path.stat().st_size
-        if size != n * space.dimension * 4:
-            problems.append(f"vector file holds {size} bytes, expected {n} x {space.dimension} float32")
-        elif sha256_file(path) != g.vectors_sha256:
-            problems.append("vector file digest does not match")
-    problems += check_partitions(generation_dir(store.root, gen_id), m, n, space.dimension)
+    problems += store.vector_problems(g)
     return problems
 
 

@@ -32,19 +32,16 @@ from ..errors import IndexUnavailable, NotFound, StoreError, UsageError, Vectors
 from ..index.analyze import analyze_query
 from ..index.policy import RankingPolicy
 from ..model import Principal, timestamp
-from ..store import AuthScope, ChunkRecord, GenerationRow, Store, ann
+from ..store import AuthScope, ChunkRecord, GenerationRow, Store
 from ..store.lru import LRU
-from ..store.vectors import generation_dir, load_vectors, vectors_path
 from ..vocab import SERVABLE_STATES, BundleFlag, ItemFlag
 from .bm25 import bm25_arrays
 from .bundle import EvidenceBundle, EvidenceItem
-from .dense import dense_candidates
 from .filters import Filters
 from .fusion import ranks, rrf
 from .rerank import RerankCandidate, Reranker, run_reranker
 
 MAX_K = 1000
-MAX_CACHED_MATRIX_BYTES = 64 << 20  # gathered authorized rows kept per cached universe
 MAX_QUERY_CHARS = 4096
 CHANNELS = ("bm25", "dense")
 
@@ -101,7 +98,7 @@ class Universe:
     ords: np.ndarray            # sorted int64
     ntok: np.ndarray            # int64, parallel
     ids: np.ndarray             # chunk ids (bytes), parallel
-    matrix: np.ndarray | None = None
+    keep: dict[str, Any] = field(default_factory=dict)  # the store's per-universe cache
     where: np.ndarray | None = None  # ord -> position in the universe, -1 when absent
 
     @property
@@ -201,49 +198,20 @@ def _lexical(store: Store, scope: AuthScope, u: Universe, query: str,
     return ch
 
 
-def _dense(store: Store, g: GenerationRow, u: Universe, tenant: str, qvec: np.ndarray,
+def _dense(store: Store, g: GenerationRow, u: Universe, scope: AuthScope, qvec: np.ndarray,
            depth: int, exact: bool) -> tuple[Channel, dict[str, Any], set[str]]:
-    """The dense channel over U (`ann.dense_candidates`: exact scan, or the tenant's
-    graph with U applied during the walk)."""
+    """The dense channel over U: the store's candidates (`Store.dense_candidates`: U is
+    applied inside its scan, graph walk or index scan), ranked here."""
     if not len(u.ords):
         return Channel(), {"path": "exact", "scanned": 0}, set()
-    vecs = load_vectors(vectors_path(store.root, g.gen_id), g.n_chunks, g.dimension)
-    part = next((p for p in ann.partitions_of(g.manifest) if p.tenant == tenant), None)
-    pol = ann.policy_of(g.manifest)
-
-    def graph() -> ann.Graph:
-        assert part is not None
-        return ann.load(ann.ann_path(generation_dir(store.root, g.gen_id), part), part)
-
-    got = dense_candidates(u.ords, qvec, depth, pol, vecs,
-                           scan=lambda: _scan(u, vecs, qvec), graph=graph if part else None,
-                           graph_size=part.vectors - part.purged if part else 0, exact=exact)
+    got = store.dense_candidates(g, scope, u.ords, qvec, depth, exact=exact, keep=u.keep)
     info: dict[str, Any] = {"path": got.path, "scanned": int(len(got.positions))}
-    if got.path == "ann":
+    if got.path != "exact":
         info["candidates"] = got.candidates
     if got.fallback:
         info["ann"] = got.fallback
     return (_channel(u, got.positions, got.scores, depth, len(u.ords)), info,
             {BundleFlag.FALLBACK} if got.fallback else set())
-
-
-def _scan(u: Universe, vecs: np.ndarray, qvec: np.ndarray) -> np.ndarray:
-    """Exact scores of U's rows. U's rows are gathered once and kept with the cached
-    universe when small enough; a U that fills most of its ord range is scored over the
-    range in place (no copy) and its rows picked from the scores before any top-k."""
-    if u.matrix is not None:
-        return np.asarray(u.matrix @ qvec)
-    lo, hi = int(u.ords[0]), int(u.ords[-1])
-    span = hi - lo + 1
-    if span == len(u.ords):
-        u.matrix = vecs[lo:hi + 1]  # the tenant's rows are contiguous: a view, no copy
-        return np.asarray(u.matrix @ qvec)
-    if span <= 2 * len(u.ords) and len(u.ords) * vecs.shape[1] * 4 > MAX_CACHED_MATRIX_BYTES:
-        return np.asarray(vecs[lo:hi + 1] @ qvec)[u.ords - lo]
-    matrix = np.ascontiguousarray(vecs[u.ords])
-    if matrix.nbytes <= MAX_CACHED_MATRIX_BYTES:
-        u.matrix = matrix
-    return np.asarray(matrix @ qvec)
 
 
 def _channel(u: Universe, idx: np.ndarray, scores: np.ndarray, depth: int, matched: int) -> Channel:
@@ -342,7 +310,7 @@ def search(store: Store, query: str, principal: Principal, *,
                 try:
                     qvec = np.asarray(emb.embed_query(query), dtype=np.float32)
                     space.check_vectors(qvec.reshape(1, -1))
-                    dense, dinfo, dflags = _dense(store, g, u, principal.tenant, qvec, depth, exact)
+                    dense, dinfo, dflags = _dense(store, g, u, scope, qvec, depth, exact)
                     info["dense"] = {**dinfo, "returned": len(dense.ids)}
                     flags |= dflags
                 except VectorsUnavailable as exc:

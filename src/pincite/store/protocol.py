@@ -27,6 +27,10 @@ from .index_records import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from .ann import AnnPolicy
+    from .dense_channel import DenseCandidates
     from .sqlite.backend import QuarantineRecord
     from .sqlite.postings import Postings
     from .sqlite.records_store import CaseGuard, QueueEntry
@@ -107,6 +111,18 @@ class AuthorizedReads(Protocol):
     def chunks_by_ord(self, gen_id: str, tenant: str, ords: Sequence[int]
                       ) -> dict[int, tuple[ChunkRecord, str, str | None, str]]: ...
     def span_text(self, ch: ChunkRecord, start: int, end: int) -> str: ...
+
+
+class VectorStore(Protocol):
+    """A generation's vectors and the dense channel's candidates over them."""
+
+    def save_vectors(self, gen_id: str, chunks: Sequence[ChunkRecord], vectors: np.ndarray,
+                     ann: AnnPolicy) -> tuple[str, dict[str, Any]]: ...
+    def vector_problems(self, g: GenerationRow) -> list[str]: ...
+    def purge_vectors(self, g: GenerationRow, ords: Sequence[int]) -> str | None: ...
+    def dense_candidates(self, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
+                         query: np.ndarray, depth: int, *, exact: bool = False,
+                         keep: dict[str, Any] | None = None) -> DenseCandidates: ...
 
 
 class DeletionStore(Protocol):
@@ -198,7 +214,8 @@ class Maintenance(Protocol):
     def close(self) -> None: ...
 
 
-class Store(SourceStore, QuarantineStore, GenerationStore, AuthorizedReads, DeletionStore,
+class Store(SourceStore, QuarantineStore, GenerationStore, AuthorizedReads, VectorStore,
+            DeletionStore,
             RecordStore, ReviewStore, EmbeddingStore, Maintenance, Protocol):
     """What every backend provides to the stages.
 

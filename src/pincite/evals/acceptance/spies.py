@@ -24,7 +24,6 @@ import numpy as np
 
 from ...embed import HashEmbedder
 from ...embed.embedder import Embedded, Role
-from ...retrieve import search as search_module
 from ...retrieve.rerank import RerankCandidate
 
 
@@ -41,7 +40,9 @@ class Generated:
 
 class CandidateSpy:
     """Records the rows every candidate generator returns while installed (a context
-    manager over the store's class and the dense scorer)."""
+    manager over the store's class: its universe, postings and dense candidates)."""
+
+    _WRAPPED = ("authorized_rows", "authorized_postings", "dense_candidates")
 
     def __init__(self, store_type: type) -> None:
         self.store_type = store_type
@@ -56,10 +57,8 @@ class CandidateSpy:
     def __enter__(self) -> CandidateSpy:
         cls: Any = self.store_type
         rows_fn, post_fn = cls.authorized_rows, cls.authorized_postings
-        dense_fn = search_module.dense_candidates
-        self._saved = {"authorized_rows": cls.__dict__.get("authorized_rows"),
-                       "authorized_postings": cls.__dict__.get("authorized_postings"),
-                       "dense": dense_fn}
+        dense_fn = cls.dense_candidates
+        self._saved = {name: cls.__dict__.get(name) for name in self._WRAPPED}
         spy = self
 
         def authorized_rows(store: Any, scope: Any) -> Any:
@@ -76,25 +75,25 @@ class CandidateSpy:
                                        tuple(scope.entries), tuple(ords)))
             return out
 
-        def dense_candidates(universe: np.ndarray, *args: Any, **kw: Any) -> Any:
-            got = dense_fn(universe, *args, **kw)
+        def dense_candidates(store: Any, g: Any, scope: Any, universe: np.ndarray,
+                             *args: Any, **kw: Any) -> Any:
+            got = dense_fn(store, g, scope, universe, *args, **kw)
             ords = np.asarray(universe)[np.asarray(got.positions, dtype=np.int64)].tolist()
             spy.calls.append(Generated("dense", None, None, None, tuple(int(o) for o in ords)))
             return got
 
         cls.authorized_rows = authorized_rows
         cls.authorized_postings = authorized_postings
-        search_module.dense_candidates = dense_candidates  # type: ignore[assignment]
+        cls.dense_candidates = dense_candidates
         return self
 
     def __exit__(self, *exc: object) -> None:
         cls = self.store_type
-        for name in ("authorized_rows", "authorized_postings"):
+        for name in self._WRAPPED:
             if self._saved.get(name) is None:
                 delattr(cls, name)
             else:
                 setattr(cls, name, self._saved[name])
-        search_module.dense_candidates = self._saved["dense"]
 
 
 class SpyEmbedder(HashEmbedder):

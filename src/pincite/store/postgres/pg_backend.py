@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ...errors import StoreDamaged, StoreError, StoreMissing
+from ...errors import SchemaTooOld, StoreDamaged, StoreMissing
 from .pg_blobs import PgBlobStore
 from .pg_connection import ALL_TENANTS, connect, migrate, redact, schema_version, transaction
 from .pg_index import PgIndexTables
@@ -63,15 +63,15 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
             raise StoreMissing(redact(url))
         if version < len(PG_MIGRATIONS):
             if version and not create:
-                raise StoreError(f"the store at {redact(url)} has schema version {version}; "
-                                 f"run `pincite --store URL db upgrade` (this pincite needs "
-                                 f"{len(PG_MIGRATIONS)})")
+                raise SchemaTooOld(redact(url), version, len(PG_MIGRATIONS))
             upgrade(url)
         self.root = root or cache_root(url)
         self.root.mkdir(parents=True, exist_ok=True)
         self.blobs = PgBlobStore(self._tenant_tx, "accepted")
         self.quarantine_blobs = PgBlobStore(self._tenant_tx, "quarantine")
         self._local = threading.local()
+        self._opened: list[Any] = []  # every thread's connection, so `close` ends them all
+        self._opened_lock = threading.Lock()
 
     # ---- connection and transactions ----------------------------------------------
 
@@ -82,6 +82,8 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
         if conn is None or conn.closed:
             conn = connect(self.url)
             self._local.conn = conn
+            with self._opened_lock:
+                self._opened = [c for c in self._opened if not c.closed] + [conn]
         return conn
 
     def write(self, tenant: str = ALL_TENANTS) -> Any:
@@ -106,8 +108,10 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
         return None
 
     def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        """Close the connections every thread opened through this store (a later call
+        opens a new one)."""
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for conn in opened:
             conn.close()
-            self._local.conn = None
+        self._local.conn = None

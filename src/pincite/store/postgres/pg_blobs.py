@@ -40,6 +40,10 @@ class PgBlobStore:
         faults.hit("blob.write")
         with self._tx(tenant) as c:
             c.execute(SQL_PUT, (tenant, self.area, digest, data))
+            # The file store's later points, at the same stage here: before the bytes are
+            # durable (the commit), so a crash at either leaves no blob.
+            faults.hit("blob.fsync")
+            faults.hit("blob.rename")
         return digest
 
     def get(self, tenant: str, sha256: str) -> bytes:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ...errors import SchemaTooNew, StoreBusy, StoreError
 
@@ -35,12 +35,30 @@ def _psycopg() -> Any:
 
 
 def redact(url: str) -> str:
-    """Return `url` with any password replaced by `***` (for messages and logs)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    """Return `url` with any password (in its user part or a `password=` parameter)
+    replaced by `***` (for messages and logs)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<an unreadable store URL>"
+    userinfo, at, hostinfo = parts.netloc.rpartition("@")
+    if at and ":" in userinfo:
+        userinfo = userinfo.split(":", 1)[0] + ":***"
+    netloc = f"{userinfo}{at}{hostinfo}"
+    query = "&".join(re.sub(r"^(password)=.*$", r"\1=***", q, flags=re.IGNORECASE)
+                     for q in parts.query.split("&")) if parts.query else ""
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def scrub(text: str, url: str) -> str:
+    """Return `text` (a driver's message about `url`) with the URL's password removed."""
+    try:
+        secret = urlsplit(url).password
+    except ValueError:
+        secret = None
+    for value in {secret, unquote(secret or "")} - {None, ""}:
+        text = text.replace(str(value), "***")
+    return text
 
 
 def connect(url: str, *, role: str | None = APP_ROLE) -> Any:
@@ -49,14 +67,15 @@ def connect(url: str, *, role: str | None = APP_ROLE) -> Any:
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot connect to {redact(url)}: {str(exc).strip()}; "
+        raise StoreError(f"cannot connect to {redact(url)}: {scrub(str(exc).strip(), url)}; "
                          "check the URL and that the server is running") from exc
     if role:
         try:
             conn.execute(f"SET ROLE {role}")
         except psycopg.Error as exc:
             conn.close()
-            raise StoreError(f"cannot act as role {role} on {redact(url)}: {str(exc).strip()}; "
+            raise StoreError(f"cannot act as role {role} on {redact(url)}: "
+                             f"{scrub(str(exc).strip(), url)}; "
                              "run `pincite --store URL db upgrade` first") from exc
     return conn
 

@@ -47,6 +47,8 @@ def secure(conn: Any) -> list[str]:
     conn.execute(f"GRANT USAGE ON SCHEMA public TO {APP_ROLE}")
     conn.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {APP_ROLE}")
     conn.execute(f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {APP_ROLE}")
+    # The purge's VACUUM FULL (`PgUpkeep.secure_vacuum`) without owning the tables.
+    conn.execute(f"GRANT MAINTAIN ON ALL TABLES IN SCHEMA public TO {APP_ROLE}")
     walled = [r[0] for r in conn.execute(SQL_TENANT_TABLES).fetchall()]
     for table in walled:
         conn.execute(f'ALTER TABLE "{table}" ENABLE ROW LEVEL SECURITY')

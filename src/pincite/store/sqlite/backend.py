@@ -8,20 +8,19 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import zlib
-from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ... import faults
 from ...errors import NotAStore, StoreDamaged, StoreError, StoreMissing
-from ...model import Element, Geometry, Revision, Source, TextLayer
+from ...model import Revision, Source, TextLayer
 from ...vocab import IngestStatus, ReviewReason, sql_in
 from ..blobs import BlobStore
 from ..fsck_report import FsckReport
+from ..source_rows import QuarantineRecord, decode_layer, encode_layer
+from ..source_rows import revision_row as _revision
+from ..source_rows import source_row as _source
 from .connection import Migration, connect, is_damage, migrate, transaction, widen_check
 from .embeddings import EMBEDDINGS_FILENAME, SQLiteEmbeddings
 from .fsck import fsck
@@ -179,71 +178,6 @@ SQL_REVISIONS_WITHOUT_LAYER = (
 SQL_DELETE_LAYER = "DELETE FROM text_layers WHERE tenant=? AND source_id=? AND revision_id=? AND layer_id=?"
 SQL_BLOB_REFS = "SELECT DISTINCT tenant, sha256 FROM revisions"
 SQL_QUARANTINE_REFS = "SELECT DISTINCT tenant, sha256 FROM quarantine WHERE sha256 IS NOT NULL"
-
-
-@dataclass(frozen=True, slots=True)
-class QuarantineRecord:
-    """A file that was refused, with the reason from the closed set."""
-
-    source_id: str
-    path: str
-    sha256: str | None
-    size: int
-    reason: str
-    detail: str
-    at: str
-    owner: str | None = None  # the user whose ingest refused it (not in `to_dict`)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the record as a JSON object."""
-        return {"source_id": self.source_id, "path": self.path, "sha256": self.sha256,
-                "size": self.size, "reason": self.reason, "detail": self.detail, "at": self.at}
-
-
-def _source(row: Sequence[Any]) -> Source:
-    return Source(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4], row[5])
-
-
-def _revision(row: Sequence[Any]) -> Revision:
-    return Revision(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-                    tuple(json.loads(row[9])))
-
-
-def encode_layer(layer: TextLayer) -> tuple[Any, ...]:
-    """Return the column values that store a text layer."""
-    elements = zlib.compress(
-        json.dumps([e.to_list() for e in layer.elements], separators=(",", ":")).encode(), 3
-    )
-    geometry = None
-    if layer.geometry is not None:
-        pages, boxes = layer.geometry.pages, layer.geometry.flat
-        n = len(pages).to_bytes(8, "little")
-        geometry = zlib.compress(n + pages.tobytes() + boxes.tobytes(), 3)
-    return (
-        layer.parser, layer.version, layer.text, elements, geometry, layer.page_count,
-        json.dumps([list(s) for s in layer.page_sizes]), json.dumps(list(layer.flags)),
-        json.dumps(layer.meta, separators=(",", ":")) if layer.meta else None,
-    )
-
-
-def decode_layer(row: Sequence[Any]) -> TextLayer:
-    """Return the text layer stored in a row of `_LAYER_COLS`."""
-    elements = tuple(Element.from_list(v) for v in json.loads(zlib.decompress(row[3])))
-    geometry = None
-    if row[4] is not None:
-        raw = zlib.decompress(row[4])
-        n = int.from_bytes(raw[:8], "little")
-        pages = array("H")
-        pages.frombytes(raw[8:8 + 2 * n])
-        flat = array("f")
-        flat.frombytes(raw[8 + 2 * n:])
-        geometry = Geometry(pages, flat)
-    return TextLayer(
-        parser=row[0], version=row[1], text=row[2], elements=elements, page_count=row[5],
-        page_sizes=tuple(tuple(s) for s in json.loads(row[6])),  # type: ignore[misc]
-        geometry=geometry, flags=tuple(json.loads(row[7])),
-        meta=json.loads(row[8]) if row[8] else None,
-    )
 
 
 class SQLiteStore(IndexTables, RecordTables, ReviewTables):

@@ -95,6 +95,7 @@ from .index_sql import (
     lex_table,
 )
 from .universe_rows import purge_rows_file
+from .vector_files import VectorFiles
 
 
 def source_key(source_id: str) -> str:
@@ -102,8 +103,8 @@ def source_key(source_id: str) -> str:
     return hashlib.sha256(source_id.encode()).hexdigest()
 
 
-class IndexTables(AuthorizedReads):
-    """Chunks, generations, pointer, tombstones (needs `conn`, `write`, `read`)."""
+class IndexTables(AuthorizedReads, VectorFiles):
+    """Chunks, generations, pointer, tombstones, vectors (needs `conn`, `write`, `read`)."""
 
     root: Path       # provided by SQLiteStore
     db_path: Path

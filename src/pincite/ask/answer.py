@@ -86,6 +86,9 @@ INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
 # costs a forward pass per unit, and on CUAD dev (fit folds) it separates the labelled
 # clause from related ones no better than coverage does (docs/evaluation.md)
 MAX_EMBEDDED = 4
+# the cosine by which the best unit must lead a runner-up that holds the same lexical
+# evidence (chosen on the fit folds of the ask evals)
+MARGIN = 0.05
 
 
 # ---- the answer --------------------------------------------------------------------------------
@@ -227,10 +230,12 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
     coverage at least `ask_min_coverage` and a cosine at least τ of embedding space
     `space` — or, without dense scores (`space` None), coverage at least
     `ask_min_coverage_lexical_only`. Best: coverage, then (a cell) the share of its row
-    label the question names, then question words held, then document order (the cosine
-    is a bar, not a rank: it orders related sentences no better than chance on CUAD dev)."""
+    label the question names, then question words held, then the cosine, then document
+    order. When the runner-up — another unit, saying something else — holds the same
+    lexical evidence (coverage, row label, question words) and the dense channel does not
+    set the best apart by `MARGIN`, nothing tells which of the two answers: none is chosen."""
     tau = pol.dense_threshold(space)
-    best: dict[str, tuple[tuple[float, float, int, int], Candidate]] = {}
+    passing: list[tuple[tuple[float, float, int, float, int], Candidate]] = []
     for c in cands:
         j = c.judged
         if not j.eligible():
@@ -240,11 +245,26 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
                 continue
         elif j.coverage < pol.ask_min_coverage_lexical_only:
             continue
-        key = (round(j.coverage, 6), j.exact, len(j.hits), -j.unit.start)
-        have = best.get(c.item.evidence_id)
-        if have is None or key > have[0]:
-            best[c.item.evidence_id] = (key, c)
+        passing.append(((round(j.coverage, 6), j.exact, len(j.hits),
+                         -1.0 if c.cosine is None else round(c.cosine, 6), -j.unit.start), c))
+    passing.sort(key=lambda kc: kc[0], reverse=True)
+    if passing and _tied(passing):
+        return []
+    best: dict[str, tuple[tuple[float, float, int, float, int], Candidate]] = {}
+    for key, c in passing:
+        best.setdefault(c.item.evidence_id, (key, c))
     return [c for _, c in sorted(best.values(), key=lambda kc: kc[0], reverse=True)]
+
+
+def _tied(ranked: Sequence[tuple[tuple[float, float, int, float, int], Candidate]]) -> bool:
+    """Whether the best unit's runner-up (the next unit that says something else) holds the
+    same lexical evidence and a cosine within `MARGIN` of the best's."""
+    (key, top), text = ranked[0], ranked[0][1].judged.unit.text
+    for k, c in ranked[1:]:
+        if c.judged.unit.text == text:
+            continue
+        return k[:3] == key[:3] and key[3] - k[3] < MARGIN
+    return False
 
 
 def _cite(j: Judged, q: Question, item: EvidenceItem) -> tuple[int, int]:

@@ -39,6 +39,11 @@ from ..index.analyze import analyze_query, fold
 EXPECTS = ("time", "amount", "count", "name", "place", "statement")
 # (expected kind, a pattern over the folded question); the first that matches wins
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k, p in (
+    # the size of a change asks for a value ("What was the percentage change in X?", "What
+    # is the change (%) for X?"), not for a comparison or its reason
+    ("amount", r"^(?!.* as$)(?:what|cual) (?:is|was|were|are|es|fue) (?:the|el|la) (?:percentage |percent |"
+               r"porcentaje de )?(?:change|increase|decrease|growth|variacion|cambio|"
+               r"aumento|incremento|disminucion)\b"),
     ("statement", r"^(?:why|por que|como)\b|^how (?!much|many|long|soon|often|old|far)\w|"
                   r"\b(?:includes?|included|determined|calculated|measured|computed)\b|\b(?:caused?|causes|led to|drove|drives|consists?|"
                   r"comprises?|represents?|reflects?|means?|refers? to|defined|explains?|reason|"
@@ -60,6 +65,12 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
               r"what (?:state|country|jurisdiction|courts?|city|law|laws)|donde|"
               r"que (?:ley|leyes|pais|estado|jurisdiccion|tribunales?|ciudad))\b"),
 ))
+# a question that speaks of a change, and one that asks a share (over the folded question)
+_CHANGES = re.compile(r"\b(?:change[sd]?|increased?|decreased?|growth|grew|rose|fell|declined?|"
+                      r"variance|variation|compared|versus|vs|from \d{4}|variacion|cambio|"
+                      r"aumento|incremento|disminucion|respecto)\b")
+_RATE = re.compile(r"\b(?:percentages?|percent|rates?|ratios?|margins?|proportion|share of|"
+                   r"yield|porcentajes?|tasa|tipo|ratio|margen|proporcion)\b")
 # derivational endings dropped after stemming (English, then Spanish), longest first
 _ENDINGS = tuple(sorted((
     "ment", "ments", "abl", "ibl", "able", "ible", "ation", "ition", "ion", "ive", "iv",
@@ -70,9 +81,9 @@ _TENANT_PREFIX = 13  # the tenant-key prefix of every index term (see analyze.te
 # beyond the analyzer's stop words
 FORM_WORDS = frozenset(
     "must can need needs much many long soon often also else kind type exactly please "
-    "after before within during until since per via without against among through over "
+    "after before within during until since per via without against among between through over "
     "debe deben puede pueden cuanto cuanta cuantos cuantas exactamente tras antes despues "
-    "durante hasta dentro segun".split())
+    "durante hasta dentro segun entre".split())
 # the library is taken to hold at least this many passages when weighing words, so that in
 # a library of one or two passages a word they hold still tells something
 MIN_PASSAGES = 10
@@ -80,15 +91,18 @@ MIN_PASSAGES = 10
 # ("Who is the CEO of Northwind Ltd.?"): a name's words weigh this share of their idf
 NAME_WEIGHT = 0.25
 # a capitalised word that does not open the question (nor a sentence in it)
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 _NAME = re.compile(r"(?<=[\w,;:)\]\"'\u201d\u2019] )[A-ZÀ-Þ][\w&.'\u2019-]*")
 # words that name the kind of value asked for: a statement of such a value holds them
 # ("What is the payment *term*?" — "within 45 days")
 TYPE_WORDS = {
     **dict.fromkeys("date dates day deadline term period duration fecha fechas dia plazo "
                     "plazos periodo duracion vigencia".split(), "time"),
-    **dict.fromkeys("amount amounts price prices fee fees cost costs sum percentage percent "
-                    "importe importes precio precios coste costes costo cuantia porcentaje "
+    **dict.fromkeys("amount amounts price prices fee fees cost costs sum "
+                    "importe importes precio precios coste costes costo cuantia "
                     "tarifa tarifas honorarios".split(), "amount"),
+    # a share is stated as a percentage (or under a header that says so: "Change (%)")
+    **dict.fromkeys("percentage percentages percent porcentaje porcentajes".split(), "percent"),
     **dict.fromkeys("number numero".split(), "count"),
 }
 
@@ -124,6 +138,9 @@ class Question:
     kinds: tuple[str | None, ...]          # the kind of value a group's word names, if any
     names: tuple[bool, ...]                # a group's word is part of a name in the question
     expects: str | None                    # one of EXPECTS, or None
+    change: bool = False                   # it asks the size of a change ("What was the % change in X?")
+    changes: bool = False                  # it speaks of a change at all ("… increase …", "… from 2018")
+    rate: bool = False                     # it asks a percentage, a rate or a ratio
 
     def matched(self, tokens: frozenset[str], roots: frozenset[str],
                 kinds: frozenset[str] = frozenset()) -> frozenset[int]:
@@ -137,17 +154,22 @@ class Question:
 def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     """The question's word groups, their roots, and the answer its form expects."""
     qt = analyze_query(text, tenant, tuple(languages))
-    keep = [i for i, w in enumerate(qt.words) if w not in FORM_WORDS] or list(range(len(qt.words)))
+    # a lone letter is no content word (the "s" of a possessive "Autodesk's")
+    keep = [i for i, w in enumerate(qt.words)
+            if w not in FORM_WORDS and not (len(w) == 1 and w.isalpha())] or list(range(len(qt.words)))
     words = tuple(qt.words[i] for i in keep)
     groups = tuple(frozenset(t[_TENANT_PREFIX:] for t in qt.groups[i]) | _year_of(qt.words[i])
                    for i in keep)
     roots = tuple(frozenset(root(f) for f in g) for g in groups)
     folded = " ".join(re.findall(r"[^\W_]+", fold(text)))
     expects = next((kind for kind, p in _FORMS if p.search(folded)), None)
-    named = {fold(m.group()).strip(".'\u2019-") for m in _NAME.finditer(text)
+    change = expects == "amount" and _FORMS[0][1].search(folded) is not None
+    changes = _CHANGES.search(folded) is not None
+    rate = "%" in text or _RATE.search(folded) is not None
+    named = {_POSSESSIVE.sub("", fold(m.group())).strip(".'\u2019-") for m in _NAME.finditer(text)
              if not (m.group().isupper() and len(m.group().strip(".")) <= 4)}  # CEO, IP: terms
     return Question(text, words, groups, roots, tuple(TYPE_WORDS.get(w) for w in words),
-                    tuple(w in named for w in words), expects)
+                    tuple(w in named for w in words), expects, change, changes, rate)
 
 
 def weights(question: Question, df: Mapping[str, int] | None, n: int) -> tuple[float, ...]:

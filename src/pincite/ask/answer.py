@@ -228,7 +228,8 @@ def candidates(store: Store, question: str, principal: Principal, *,
 def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:
     """The passing units, at most one per passage, best first: eligible (`Judged.eligible`),
     coverage at least `ask_min_coverage` and a cosine at least τ of embedding space
-    `space` — or, without dense scores (`space` None), coverage at least
+    `space` (a data cell: coverage at least `ask_min_coverage_cell`, the question having
+    located it) — or, without dense scores (`space` None), coverage at least
     `ask_min_coverage_lexical_only`. Best: coverage, then (a cell) the share of its row
     label the question names, then question words held, then the cosine, then document
     order. When the runner-up — another unit, saying something else — holds the same
@@ -240,8 +241,9 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
         j = c.judged
         if not j.eligible():
             continue
+        bar = pol.ask_min_coverage_cell if j.unit.kind == "cell" else pol.ask_min_coverage
         if space is not None:
-            if j.coverage < pol.ask_min_coverage or c.cosine is None or c.cosine < tau:
+            if j.coverage < bar or c.cosine is None or c.cosine < tau:
                 continue
         elif j.coverage < pol.ask_min_coverage_lexical_only:
             continue

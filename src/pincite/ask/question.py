@@ -36,7 +36,12 @@ from dataclasses import dataclass
 
 from ..index.analyze import analyze_query, fold
 
-EXPECTS = ("time", "amount", "count", "name", "place", "statement")
+EXPECTS = ("date", "time", "amount", "count", "name", "place", "statement", "title")
+# "What is the name of this agreement?": the thing whose name is asked (folded, group 1)
+_NAME_OF = re.compile(r"^(?:what|which) (?:is|are|was) the (?:name|names|title|titles) of "
+                      r"(?:this|the|that|these|each) (\w+)$|"
+                      r"^(?:cual|como) (?:es|se llama) (?:el )?(?:nombre|titulo) (?:de|del) "
+                      r"(?:este |esta |el |la )?(\w+)$")
 # (expected kind, a pattern over the folded question); the first that matches wins
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k, p in (
     # the size of a change asks for a value ("What was the percentage change in X?", "What
@@ -54,6 +59,11 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
                   r"^what (?:is|are) (?!(?:the|a|an|this|that|these|those|its|their|our|your)\b)"
                   r"[^0-9]*$"),
     ("count", r"\bhow many\b|\bcuant[oa]s\b|\bwhat number of\b|\bque numero de\b"),
+    # a date is a day of the calendar ("What is the date of this agreement?"), never a
+    # duration ("five years from the date …"); "when" is either
+    ("date", r"^(?:what|which) (?:is|was|are|were) the (?:date|dates|day)\b|"
+             r"^(?:what|which) (?:date|day)\b|^(?:cual|que) (?:es|fue) (?:la )?fecha\b|"
+             r"^que (?:dia|fecha)\b"),
     ("time", r"\b(?:when|until when|by when|how long|how soon|what (?:date|day|time|period)|"
              r"(?:which|what) (?:date|day|year|month)|dates?|cuando|hasta cuando|cuanto tiempo|"
              r"que (?:dia|plazo|periodo|hora|ano|mes)|fechas?|durante cuanto)\b"),
@@ -96,14 +106,19 @@ _NAME = re.compile(r"(?<=[\w,;:)\]\"'\u201d\u2019] )[A-ZÀ-Þ][\w&.'\u2019-]*")
 # words that name the kind of value asked for: a statement of such a value holds them
 # ("What is the payment *term*?" — "within 45 days")
 TYPE_WORDS = {
-    **dict.fromkeys("date dates day deadline term period duration fecha fechas dia plazo "
-                    "plazos periodo duracion vigencia".split(), "time"),
+    **dict.fromkeys("date dates day deadline fecha fechas dia".split(), "date"),
+    **dict.fromkeys("term period duration plazo plazos periodo duracion vigencia".split(), "time"),
     **dict.fromkeys("amount amounts price prices fee fees cost costs sum "
                     "importe importes precio precios coste costes costo cuantia "
                     "tarifa tarifas honorarios".split(), "amount"),
     # a share is stated as a percentage (or under a header that says so: "Change (%)")
     **dict.fromkeys("percentage percentages percent porcentaje porcentajes".split(), "percent"),
     **dict.fromkeys("number numero".split(), "count"),
+    # the parties are named organisations; a document's name is a name ("Master Services
+    # Agreement"), not the word "name"
+    **dict.fromkeys("parties partes".split(), "parties"),
+    **dict.fromkeys("party parte".split(), "party"),
+    **dict.fromkeys("name names title titles nombre titulo".split(), "title"),
 }
 
 
@@ -138,6 +153,7 @@ class Question:
     kinds: tuple[str | None, ...]          # the kind of value a group's word names, if any
     names: tuple[bool, ...]                # a group's word is part of a name in the question
     expects: str | None                    # one of EXPECTS, or None
+    name_of: str | None = None             # "What is the name of this *agreement*?"
     change: bool = False                   # it asks the size of a change ("What was the % change in X?")
     changes: bool = False                  # it speaks of a change at all ("… increase …", "… from 2018")
     rate: bool = False                     # it asks a percentage, a rate or a ratio
@@ -163,13 +179,17 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     roots = tuple(frozenset(root(f) for f in g) for g in groups)
     folded = " ".join(re.findall(r"[^\W_]+", fold(text)))
     expects = next((kind for kind, p in _FORMS if p.search(folded)), None)
+    doc = _NAME_OF.match(folded)
+    name_of = (doc.group(1) or doc.group(2)) if doc else None
+    if name_of:
+        expects = "title"
     change = expects == "amount" and _FORMS[0][1].search(folded) is not None
     changes = _CHANGES.search(folded) is not None
     rate = "%" in text or _RATE.search(folded) is not None
     named = {_POSSESSIVE.sub("", fold(m.group())).strip(".'\u2019-") for m in _NAME.finditer(text)
              if not (m.group().isupper() and len(m.group().strip(".")) <= 4)}  # CEO, IP: terms
     return Question(text, words, groups, roots, tuple(TYPE_WORDS.get(w) for w in words),
-                    tuple(w in named for w in words), expects, change, changes, rate)
+                    tuple(w in named for w in words), expects, name_of, change, changes, rate)
 
 
 def weights(question: Question, df: Mapping[str, int] | None, n: int) -> tuple[float, ...]:

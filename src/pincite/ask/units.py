@@ -33,10 +33,12 @@ from ..vocab import ElementKind
 from .instructions import instruction_spans, is_question, question_spans
 from .question import Question, root, roots_of
 from .sentences import is_title, sentence_spans
+from .statement_kinds import is_definition, named_heads, negated, organisations
 
 STATEMENT_KINDS = (ElementKind.PARAGRAPH, ElementKind.LIST_ITEM, ElementKind.FIELD)
 # value types that answer each expected kind (`values.scan.find_values`)
-ANSWERS = {"time": frozenset({"date", "datetime", "duration", "period"}),
+ANSWERS = {"date": frozenset({"date", "datetime"}),
+           "time": frozenset({"date", "datetime", "duration", "period"}),
            "amount": frozenset({"money", "number", "percent", "duration"}),
            "count": frozenset({"number", "money", "percent", "duration"}),
            "percent": frozenset({"percent"})}
@@ -44,6 +46,7 @@ ANSWERS = {"time": frozenset({"date", "datetime", "duration", "period"}),
 _CHANGE_HEADER = re.compile(r"\b(?:change|changes|increase|decrease|variance|variation|growth|"
                             r"over|vs|versus|variaci[oó]n|cambio|incremento|disminuci[oó]n)\b|%",
                             re.IGNORECASE)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 _CHANGE_WORDS = re.compile(_CHANGE_HEADER.pattern.removesuffix("|%"), re.IGNORECASE)
 # a header that says its numbers are percentages ("Change (%)", "% of revenue", "Percent")
 _PERCENT_HEADER = re.compile(r"%|\bpercent(?:age)?s?\b|\bporcentajes?\b", re.IGNORECASE)
@@ -70,6 +73,10 @@ class Unit:
     capitals: frozenset[str]                   # folded capitalised words past its first
     label: frozenset[str] = frozenset()        # a cell: the tokens of its own row label
     column: frozenset[str] = frozenset()       # a cell: its column's words that set it apart
+    organisations: int = 0                     # a statement: organisations it names
+    heads: frozenset[str] = frozenset()        # … head nouns of the names it holds
+    definition: bool = False                   # … it defines a quoted term
+    negated: frozenset[str] = frozenset()      # … words it states only negated
 
     @property
     def start(self) -> int:
@@ -103,10 +110,18 @@ class Judged:
 def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
     """Read `unit` against question `q` whose groups weigh `w`."""
     kinds = _kinds(unit.values)
+    if unit.organisations:
+        kinds |= {"party", "parties"} if unit.organisations > 1 else {"party"}
+    if q.name_of and q.name_of in unit.heads:
+        kinds |= {"title"}
     if unit.kind == "cell" and unit.values & ANSWERS["amount"] and _PERCENT_HEADER.search(unit.context):
         kinds |= {"percent"}
     hits = q.matched(unit.tokens, unit.roots, kinds)
     covered = hits | q.matched(unit.context_tokens, unit.context_roots)
+    change_column = unit.kind == "cell" and bool(
+        _CHANGE_HEADER.search(unit.context.rsplit(" > ", 1)[-1]))
+    if q.change and change_column:  # a change spans the years it is asked between
+        covered |= {i for i, w in enumerate(q.words) if _YEAR.match(w)}
     total = sum(w) or 1.0
     coverage = sum(w[i] for i in covered) / total
     asked = frozenset().union(*q.groups, *q.roots)
@@ -126,7 +141,7 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
         # level ("What was X in 2018?") is not read in a column of changes
         own = unit.context.rsplit(" > ", 1)[-1]
         if q.change:
-            located = located and bool(_CHANGE_HEADER.search(own))
+            located = located and change_column
         elif not q.changes and _CHANGE_WORDS.search(own):
             located = False
     # a question that asks for a percentage is answered by one, never by another amount;
@@ -134,6 +149,12 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
     # "100%" beside "$23,406" is not the revenue)
     expected = _states(unit, q) and ("percent" not in q.kinds or "percent" in kinds) and (
         q.rate or q.changes or unit.kind != "cell" or "percent" not in unit.values)
+    # a question that asks which, who, when or how much is answered by a statement that
+    # states it: not by a definition of a term, nor by one that states the asked words
+    # only negated ("shall not be governed by the Convention")
+    if q.expects not in (None, "statement") and unit.kind == "statement":
+        expected = expected and not unit.definition and not q.matched(
+            unit.negated, roots_of(unit.negated))
     return Judged(unit, hits, covered, coverage, expected, new, exact, located)
 
 
@@ -149,6 +170,12 @@ def _states(unit: Unit, q: Question) -> bool:
         return True
     if kind == "statement":
         return unit.kind == "statement"
+    if kind == "title":
+        return unit.kind == "statement" and q.name_of in unit.heads
+    if kind == "name" and unit.kind == "statement" and {"party", "parties"} & set(q.kinds):
+        # "Who are the parties?" is answered where they are named: organisations, as many
+        # as the question asks (one party, or two or more)
+        return unit.organisations >= (2 if "parties" in q.kinds else 1)
     if kind in ANSWERS:
         return bool(unit.values & ANSWERS[kind]) or (kind == "time" and bool(unit.tokens & _TIMELESS))
     asked = {w for g in q.groups for w in g}
@@ -258,8 +285,12 @@ def _unit(kind: str, pieces: tuple[tuple[int, int, str], ...], said: str, contex
     caps = [m.group() for m in _CAPITAL.finditer(said)]
     capitals = frozenset(fold(c).strip(".") for c in (caps[1:] if said.startswith(caps[0])
                                                        else caps)) if caps else frozenset()
-    return Unit(kind, pieces, said, context, tokens, roots_of(tokens), said_tokens, ctx,
+    unit = Unit(kind, pieces, said, context, tokens, roots_of(tokens), said_tokens, ctx,
                 roots_of(ctx), values, capitals)
+    if kind != "statement":
+        return unit
+    return replace(unit, organisations=organisations(said), heads=named_heads(said),
+                   definition=is_definition(said), negated=negated(said, lang))
 
 
 def title_of(text: str, clause: Element) -> str | None:

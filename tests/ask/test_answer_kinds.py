@@ -1,0 +1,141 @@
+"""An answer states what the question's form asks for (issue 13, item 6), each rule on a
+document written for the test: a table cell where the question points (its row and its
+own column; a change from a change column; a percentage only when one is asked), the name
+of an agreement where it is named, the parties where organisations are named, the
+governing law where it is stated affirmatively (not in a definition, not negated)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pincite.ask.question import read_question
+from pincite.ask.statement_kinds import is_definition, named_heads, negated, organisations
+from tests.corpus import ANA, EMB, add, publish
+
+RESULTS = """<html><body><h1>Results of operations</h1>
+<table>
+<tr><td>(in thousands)</td><td>2019</td><td>% of revenue</td><td>2018</td><td>Change (%)</td></tr>
+<tr><td>Revenue</td><td>$40,512</td><td>100%</td><td>$36,830</td><td>10.0</td></tr>
+<tr><td>Cost of revenue</td><td>22,007</td><td>54%</td><td>21,364</td><td>3.0</td></tr>
+<tr><td>Operating income</td><td>9,311</td><td>23%</td><td>7,020</td><td>32.6</td></tr>
+</table></body></html>
+"""
+
+AGREEMENT = """# Master Services Agreement
+
+This Master Services Agreement (the "Agreement") is made on 2 March 2026 between Northwind Logistics Ltd. and Harbour Freight Inc.
+
+1. DEFINITIONS
+
+1.1 "Applicable Law" means every statute and regulation that binds a party in the Territory.
+
+2. GENERAL
+
+2.1 Neither party may use the other party's trade name without its written consent.
+
+2.2 The parties shall meet each quarter to review the services under this Agreement.
+
+2.3 This Agreement shall not be governed by the United Nations Convention on Contracts for the International Sale of Goods.
+
+2.4 This Agreement is governed by the laws of England and Wales.
+"""
+
+
+def _quote(res) -> str:
+    assert res.status == "answered", res
+    return res.items[0].citation["quote"]
+
+
+@pytest.fixture
+def results(lib):
+    r = lib.ingest_bytes(RESULTS.encode(), source_id="results.html", tenant="acme",
+                         acl=["group:legal"], name="results.html", sandbox=False)
+    assert r.status == "new"
+    publish(lib)
+    return lib
+
+
+def test_a_level_is_read_in_its_year_column_not_in_a_share_or_a_change(results):
+    res = results.ask(ANA, "What was the operating income in 2019?", embedder=EMB)
+    assert _quote(res) == "9,311"
+    assert "2019" in res.items[0].citation["locator"]
+
+
+def test_the_size_of_a_change_is_read_in_the_change_column(results):
+    res = results.ask(ANA, "What was the percentage change in operating income from 2018 to 2019?",
+                      embedder=EMB)
+    assert _quote(res) == "32.6"
+
+
+def test_a_cell_in_a_column_the_question_does_not_name_is_not_the_answer(results):
+    # every data column of the row is a year or a share; the question names none of them
+    res = results.ask(ANA, "What was the operating income?", embedder=EMB)
+    assert res.status == "not_found"
+
+
+@pytest.fixture
+def agreement(lib):
+    add(lib, "msa.md", AGREEMENT)
+    publish(lib)
+    return lib
+
+
+def test_the_name_of_an_agreement_is_where_it_is_named_not_a_trade_name(agreement):
+    res = agreement.ask(ANA, "What is the name of this agreement?", embedder=EMB)
+    assert _quote(res).startswith("This Master Services Agreement (the \"Agreement\") is made")
+
+
+def test_the_parties_are_where_organisations_are_named(agreement):
+    res = agreement.ask(ANA, "Who are the parties to this agreement?", embedder=EMB)
+    assert "Northwind Logistics Ltd. and Harbour Freight Inc." in _quote(res)
+
+
+def test_the_governing_law_is_stated_affirmatively_not_defined_or_negated(agreement):
+    res = agreement.ask(ANA, "Which law governs this agreement?", embedder=EMB)
+    assert _quote(res) == "2.4 This Agreement is governed by the laws of England and Wales."
+
+
+@pytest.mark.parametrize("text,count", [
+    ("made between Northwind Logistics Ltd. and Harbour Freight Inc. on 2 March", 2),
+    ("by and between ACME HOLDINGS LLC, a Delaware company, and Ibérica Servicios S.A.", 2),
+    ("CRO Consulting (Pty) Limited, whose registered office is in Johannesburg", 1),
+    ("The parties shall meet each quarter.", 0),
+    ("This Agreement binds the Company.", 0),
+])
+def test_organisations_are_capitalised_names_with_a_company_form(text, count):
+    assert organisations(text) == count
+
+
+def test_named_heads_skip_a_determiner_and_its_noun_and_runs_of_capitals():
+    assert named_heads("This Master Services Agreement is made") == frozenset({"agreement"})
+    assert named_heads("This Agreement is made") == frozenset()
+    assert named_heads("THE RIGHTS OF THE PARTIES UNDER THIS AGREEMENT SHALL NOT BE AFFECTED") \
+        == frozenset()
+
+
+def test_definitions_and_negated_words_are_read():
+    assert is_definition('1.1 "Applicable Law" means every statute')
+    assert is_definition("\u201cParty\u201d or \u201cParties\u201d means the Supplier")
+    assert not is_definition("This Agreement is governed by the laws of Spain.")
+    assert "govern" in {w[:6] for w in negated("shall not be governed by the Convention", "en")}
+    assert negated("This Agreement is governed by the laws of Spain.", "en") == frozenset()
+
+
+@pytest.mark.parametrize("question,expects,change,rate", [
+    ("What was the percentage change in revenue between 2018 and 2019?", "amount", True, True),
+    ("What is the change (%) for order intake?", "amount", True, True),
+    ("What is the change in the obligation recognized as?", "statement", False, False),
+    ("What was the reason for the increase in revenue?", "statement", False, False),
+    ("What was the revenue in 2019?", None, False, False),
+    ("What is the name of this agreement?", "title", False, False),
+])
+def test_the_form_of_a_question_says_whether_it_asks_a_change_or_a_share(question, expects,
+                                                                          change, rate):
+    q = read_question(question, "acme", ("en",))
+    assert (q.expects, q.change, q.rate) == (expects, change, rate)
+
+
+def test_a_possessive_is_part_of_the_name_and_a_lone_letter_is_no_word():
+    q = read_question("What was Autodesk's goodwill at the end of 2018?", "acme", ("en",))
+    assert q.words == ("autodesk", "goodwill", "end", "2018")
+    assert q.names == (True, False, False, False)

@@ -139,3 +139,35 @@ def test_a_possessive_is_part_of_the_name_and_a_lone_letter_is_no_word():
     q = read_question("What was Autodesk's goodwill at the end of 2018?", "acme", ("en",))
     assert q.words == ("autodesk", "goodwill", "end", "2018")
     assert q.names == (True, False, False, False)
+
+
+def _long_agreement() -> str:
+    filler = ("The services are performed with the care of a diligent provider, in line with "
+              "the service description, and each report is kept for audit. ") * 9
+    sections = [f"{n}. CLAUSE {n}\n\n{n}.1 The parties shall review clause {n} of this Agreement "
+                f"each year. {filler}\n" for n in range(1, 31)]
+    recital = ("Whereas the carrier moves freight by road and rail between its depots, and the "
+               "shipper wishes to send goods through that network. ") * 10
+    return ("# Logistics Agreement\n\nThis Logistics Agreement is made on 2 March 2026 between "
+            f"Northwind Logistics Ltd. and Harbour Freight Inc.\n\n{recital}\n\n"
+            + "\n".join(sections))
+
+
+def test_the_parties_and_the_date_are_read_in_the_opening_even_when_retrieval_passes_it_by(lib):
+    add(lib, "long.md", _long_agreement())
+    publish(lib)
+    opening = ("This Logistics Agreement is made on 2 March 2026 between Northwind Logistics "
+               "Ltd. and Harbour Freight Inc.")
+    for question in ("Who are the parties to this agreement?", "What is the date of this agreement?",
+                     "What is the name of this agreement?"):
+        res = lib.ask(ANA, question, embedder=EMB)
+        assert _quote(res) == opening, question
+
+
+@pytest.mark.parametrize("question,opening", [
+    ("Who are the parties to this agreement?", True), ("What is the date of this contract?", True),
+    ("What is the name of this agreement?", True), ("Who is the CEO of Northwind?", False),
+    ("When does this agreement expire?", False), ("What is the date of the invoice?", False),
+])
+def test_questions_about_a_documents_identity_read_its_opening(question, opening):
+    assert read_question(question, "acme", ("en",)).opening is opening

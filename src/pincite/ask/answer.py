@@ -86,6 +86,11 @@ INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
 # costs a forward pass per unit, and on CUAD dev (fit folds) it separates the labelled
 # clause from related ones no better than coverage does (docs/evaluation.md)
 MAX_EMBEDDED = 4
+# a document's opening — title block and preamble — read for the questions it answers
+# ("What is the name of this agreement?", "Who are the parties …?", "What is the date …?")
+# whether or not retrieval ranked it: its first blocks, within its first characters
+OPENING_BLOCKS = 4
+OPENING_CHARS = 4000
 # the cosine by which the best unit must lead a runner-up that holds the same lexical
 # evidence (chosen on the fit folds of the ask evals)
 MARGIN = 0.05
@@ -213,6 +218,12 @@ def candidates(store: Store, question: str, principal: Principal, *,
             flags.add(INJECTION_FLAG)
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
         cands.extend(Candidate(item, judge(u, q, w), None) for u in units)
+    if q.opening:  # the name, parties and date of a document are stated in its opening
+        for item in {i.doc_id: i for i in reversed(bundle.items)}.values():
+            op = reader.opening(item)
+            units, suspected = reader.units(op) if op is not None else ([], False)
+            if op is not None and not suspected:
+                cands.extend(Candidate(op, judge(u, q, w), None) for u in units)
     dense = emb is not None and any(i.scores.get("dense") is not None for i in bundle.items)
     if dense and q.groups:
         todo = sorted((c for c in cands if c.judged.eligible()),
@@ -261,7 +272,7 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
 def _tied(ranked: Sequence[tuple[tuple[float, float, int, float, int], Candidate]]) -> bool:
     """Whether the best unit's runner-up (the next unit that says something else) holds the
     same lexical evidence and a cosine within `MARGIN` of the best's."""
-    (key, top), text = ranked[0], ranked[0][1].judged.unit.text
+    key, text = ranked[0][0], ranked[0][1].judged.unit.text
     for k, c in ranked[1:]:
         if c.judged.unit.text == text:
             continue
@@ -311,13 +322,33 @@ class _Reader:
             out.extend(u for u in rb.units if cs <= u.start < ce)
         return out, suspected
 
-    def _blocks_of(self, item: EvidenceItem) -> list[ReadBlock]:
+    def opening(self, item: EvidenceItem) -> EvidenceItem | None:
+        """A passage over the opening of `item`'s document — its first `OPENING_BLOCKS`
+        statement blocks within its first `OPENING_CHARS` characters (title block and
+        preamble) — or None when the layer cannot be read."""
+        layer = self._layer_of(item)
+        if layer is None:
+            return None
+        blocks = [e for e in layer.blocks if e.kind in STATEMENT_KINDS
+                  and e.char_start < OPENING_CHARS][:OPENING_BLOCKS]
+        if not blocks:
+            return None
+        cs, ce = blocks[0].char_start, blocks[-1].char_end
+        return item.model_copy(update={
+            "evidence_id": f"{item.doc_id}#opening", "chunk_id": "opening", "char_start": cs,
+            "char_end": ce, "quote": layer.text[cs:ce], "locator": "opening", "page": None,
+            "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()})
+
+    def _layer_of(self, item: EvidenceItem) -> _Layer | None:
         key = (item.doc_id, item.text_layer)
         if key not in self._layers:
             rev = self.verifier.revision(item.doc_id)
             loaded = self.verifier.layer(rev, item.text_layer) if rev is not None else None
             self._layers[key] = _Layer(loaded.layer, item.doc_sha256) if loaded else None
-        layer = self._layers[key]
+        return self._layers[key]
+
+    def _blocks_of(self, item: EvidenceItem) -> list[ReadBlock]:
+        layer = self._layer_of(item)
         if layer is None or not layer.blocks:
             # no layer to read (the citation will not verify): the passage alone
             hp = " > ".join(item.heading_path)

@@ -75,6 +75,8 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
               r"what (?:state|country|jurisdiction|courts?|city|law|laws)|donde|"
               r"que (?:ley|leyes|pais|estado|jurisdiccion|tribunales?|ciudad))\b"),
 ))
+_THIS_DOCUMENT = re.compile(r"\b(?:this|the) (?:agreement|contract|document|deed|lease)\b|"
+                            r"\b(?:este|el) (?:acuerdo|contrato|documento|convenio)\b")
 # a question that speaks of a change, and one that asks a share (over the folded question)
 _CHANGES = re.compile(r"\b(?:change[sd]?|increased?|decreased?|growth|grew|rose|fell|declined?|"
                       r"variance|variation|compared|versus|vs|from \d{4}|variacion|cambio|"
@@ -154,6 +156,7 @@ class Question:
     names: tuple[bool, ...]                # a group's word is part of a name in the question
     expects: str | None                    # one of EXPECTS, or None
     name_of: str | None = None             # "What is the name of this *agreement*?"
+    opening: bool = False                  # it asks what a document's opening states
     change: bool = False                   # it asks the size of a change ("What was the % change in X?")
     changes: bool = False                  # it speaks of a change at all ("… increase …", "… from 2018")
     rate: bool = False                     # it asks a percentage, a rate or a ratio
@@ -183,13 +186,18 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     name_of = (doc.group(1) or doc.group(2)) if doc else None
     if name_of:
         expects = "title"
+    kinds = tuple(TYPE_WORDS.get(w) for w in words)
+    # the name of a document, its parties and its date are stated in its opening
+    opening = name_of is not None or (
+        (expects == "date" or (expects == "name" and "parties" in kinds))
+        and _THIS_DOCUMENT.search(folded) is not None)
     change = expects == "amount" and _FORMS[0][1].search(folded) is not None
     changes = _CHANGES.search(folded) is not None
     rate = "%" in text or _RATE.search(folded) is not None
     named = {_POSSESSIVE.sub("", fold(m.group())).strip(".'\u2019-") for m in _NAME.finditer(text)
              if not (m.group().isupper() and len(m.group().strip(".")) <= 4)}  # CEO, IP: terms
-    return Question(text, words, groups, roots, tuple(TYPE_WORDS.get(w) for w in words),
-                    tuple(w in named for w in words), expects, name_of, change, changes, rate)
+    return Question(text, words, groups, roots, kinds, tuple(w in named for w in words),
+                    expects, name_of, opening, change, changes, rate)
 
 
 def weights(question: Question, df: Mapping[str, int] | None, n: int) -> tuple[float, ...]:

@@ -171,3 +171,26 @@ def test_the_parties_and_the_date_are_read_in_the_opening_even_when_retrieval_pa
 ])
 def test_questions_about_a_documents_identity_read_its_opening(question, opening):
     assert read_question(question, "acme", ("en",)).opening is opening
+
+
+def test_a_what_question_is_not_answered_by_a_negated_grant(lib):
+    add(lib, "licence.md", "# Licence Agreement\n\n1. LICENCE\n\n1.1 No licence is granted "
+        "under this Agreement to any patent of the Licensor.\n\n1.2 The Licensor grants the "
+        "Licensee a non-exclusive licence to use the Software in Spain.\n")
+    publish(lib)
+    res = lib.ask(ANA, "What licence does the Licensor grant under this agreement?", embedder=EMB)
+    assert _quote(res) == ("1.2 The Licensor grants the Licensee a non-exclusive licence to use "
+                           "the Software in Spain.")
+
+
+def test_the_name_of_this_agreement_is_never_another_agreement_named_in_it(lib):
+    add(lib, "hosting.md", "This Hosting Agreement is made between Northwind Logistics Ltd. and "
+        "Harbour Freight Inc.\n\n" + "The hosting service runs in two data centres. " * 12
+        + "\n\n" + "Backups are kept for thirty days in a second region. " * 12
+        + "\n\n" + "Support answers within four hours on working days. " * 12
+        + "\n\n9. OTHER AGREEMENTS\n\n9.1 The Software Development Agreement of even date "
+        "herewith is not affected by this agreement.\n")
+    publish(lib)
+    res = lib.ask(ANA, "What is the name of this agreement?", embedder=EMB)
+    assert [i.citation["quote"] for i in res.items] == [
+        "This Hosting Agreement is made between Northwind Logistics Ltd. and Harbour Freight Inc."]

@@ -219,6 +219,8 @@ def candidates(store: Store, question: str, principal: Principal, *,
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
         cands.extend(Candidate(item, judge(u, q, w), None) for u in units)
     if q.opening:  # the name, parties and date of a document are stated in its opening
+        if q.name_of:  # … and its name nowhere else (a sentence naming another agreement)
+            cands = []
         for item in {i.doc_id: i for i in reversed(bundle.items)}.values():
             op = reader.opening(item)
             units, suspected = reader.units(op) if op is not None else ([], False)

@@ -75,6 +75,9 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
               r"what (?:state|country|jurisdiction|courts?|city|law|laws)|donde|"
               r"que (?:ley|leyes|pais|estado|jurisdiccion|tribunales?|ciudad))\b"),
 ))
+# a question for a thing, not a yes or no (over the folded question)
+_WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|how much|how many|how long|que|cual|"
+                 r"cuales|quien|quienes|cuando|donde|cuanto|cuanta|cuantos|cuantas)\b")
 _THIS_DOCUMENT = re.compile(r"\b(?:this|the) (?:agreement|contract|document|deed|lease)\b|"
                             r"\b(?:este|el) (?:acuerdo|contrato|documento|convenio)\b")
 # a question that speaks of a change, and one that asks a share (over the folded question)
@@ -157,6 +160,7 @@ class Question:
     expects: str | None                    # one of EXPECTS, or None
     name_of: str | None = None             # "What is the name of this *agreement*?"
     opening: bool = False                  # it asks what a document's opening states
+    wh: bool = False                       # it asks what, which, who, when, where or how much
     change: bool = False                   # it asks the size of a change ("What was the % change in X?")
     changes: bool = False                  # it speaks of a change at all ("… increase …", "… from 2018")
     rate: bool = False                     # it asks a percentage, a rate or a ratio
@@ -196,8 +200,9 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     rate = "%" in text or _RATE.search(folded) is not None
     named = {_POSSESSIVE.sub("", fold(m.group())).strip(".'\u2019-") for m in _NAME.finditer(text)
              if not (m.group().isupper() and len(m.group().strip(".")) <= 4)}  # CEO, IP: terms
+    wh = _WH.match(folded) is not None
     return Question(text, words, groups, roots, kinds, tuple(w in named for w in words),
-                    expects, name_of, opening, change, changes, rate)
+                    expects, name_of, opening, wh, change, changes, rate)
 
 
 def weights(question: Question, df: Mapping[str, int] | None, n: int) -> tuple[float, ...]:

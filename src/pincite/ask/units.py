@@ -149,10 +149,12 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
     # "100%" beside "$23,406" is not the revenue)
     expected = _states(unit, q) and ("percent" not in q.kinds or "percent" in kinds) and (
         q.rate or q.changes or unit.kind != "cell" or "percent" not in unit.values)
-    # a question that asks which, who, when or how much is answered by a statement that
-    # states it: not by a definition of a term, nor by one that states the asked words
-    # only negated ("shall not be governed by the Convention")
-    if q.expects not in (None, "statement") and unit.kind == "statement":
+    # a question that asks what, which, who, when or how much is answered by a statement
+    # that states it: not by a definition of a term, nor by one that states the asked
+    # words only negated ("shall not be governed by the Convention", "no licence is
+    # granted"); a yes-or-no question may be answered by either
+    if (q.wh or q.expects not in (None, "statement")) and q.expects != "statement" \
+            and unit.kind == "statement":
         expected = expected and not unit.definition and not q.matched(
             unit.negated, roots_of(unit.negated))
     return Judged(unit, hits, covered, coverage, expected, new, exact, located)

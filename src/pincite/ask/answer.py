@@ -24,10 +24,17 @@ name or ask, they do not state. Each unit is judged against the question (`quest
   with no dense score (the dense channel fell back, or no embedder of the space is
   here), coverage must reach `ask_min_coverage_lexical_only` instead.
 
+A question about a document's name, parties or date (`Question.opening`) also reads the
+document's opening — its first `OPENING_BLOCKS` statement blocks — whether or not
+retrieval ranked it, and its name only there. A data cell must be located by the
+question and reach `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`).
+
 Per passage the best passing unit (coverage; for a cell, then the share of its row label
-the question names; then question words held; then document order) is cited, passages
-ordered best first, and each citation is verified by the same code as `pincite verify` —
-re-authorizing the document for the caller. A passage whose citation does not verify is
+the question names; then question words held; then the cosine; then document order) is
+cited, passages ordered best first. When the best unit's runner-up says something else
+with the same lexical evidence and a cosine within `MARGIN` of it, nothing tells which
+answers: the answer is not_found. Each citation is verified by the same code as
+`pincite verify` — re-authorizing the document for the caller. A passage whose citation does not verify is
 dropped (flag `unverified_dropped`). With nothing left, the answer is `not_found`: "not
 found in the documents you can see". The unit's scores sit beside the retrieval's
 (`evidence_coverage`, `evidence_dense`). Evidence is local: a unit does not depend on

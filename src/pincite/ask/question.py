@@ -15,8 +15,12 @@ answer its form expects.
   The words of a name in the question (capitalised, not opening it) weigh `NAME_WEIGHT`
   of that: they say which thing is asked about, not what is asked about it.
 - **Expected answer**: the question's form names the kind of value an answer states —
-  `time` ("when", "what date", "how long", "cuándo", "qué plazo"): a date, a time, a
-  duration or a period; `amount` ("how much", "what percentage", "cuánto"): money, a
+  `date` ("what is the date of …", "what day", "qué fecha"): a calendar date, never a
+  duration; `title` ("what is the name of this agreement?"): the thing named (a
+  capitalised name whose head is the thing's noun, `statement_kinds.named_heads`);
+  `time` ("when", "how long", "cuándo", "qué plazo"): a date, a time, a
+  duration or a period; `amount` also for the size of a change ("what was the
+  percentage change in X", `change`); `amount` ("how much", "what percentage", "cuánto"): money, a
   number or a percentage; `count` ("how many", "cuántos"): a number; `name` ("who",
   "which party", "quién"): a name; `place` ("where", "which state", "what law",
   "dónde"): a proper name; `statement` — a reason, a definition or a comparison ("why",
@@ -25,6 +29,14 @@ answer its form expects.
   statement, which a table cell never is (a cell states a value, not why, what it means
   or how it compares). Any other question ("what …", "is …", "does …") expects a
   statement or a cell.
+- **What else the form says**: `wh` — it asks for a thing (what, which, who, when …),
+  not a yes or no, so a definition or a statement that negates the asked words does not
+  answer it; `opening` — it asks a document's name, parties or date ("… of this
+  agreement"), which its opening states (`answer` reads the opening too); `change`,
+  `changes`, `rate` — it asks the size of a change, speaks of one, or asks a share, a
+  rate or a ratio (which table column answers, `units.judge`). Words that name a kind
+  (`TYPE_WORDS`: "date", "term", "price", "percentage", "parties", "name") are held by
+  a value of that kind: "parties" by a statement naming two organisations.
 """
 
 from __future__ import annotations

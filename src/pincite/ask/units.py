@@ -11,6 +11,15 @@ A unit is either
   (and the table's caption, title and stub head — the header cell over the row labels). A header cell — a column header, a row label —
   and so a header row, is never a unit.
 
+A cell is *located* when the question names a word of its row label and — where its row
+holds several data cells — a word of its own column header (the lowest header that says
+more than a unit such as "$'000"); the size of a change is read only in a change column
+("Change", "% change", "2019 over 2018") and a level never in one; a percentage cell
+answers only a question that asks a share, a rate or a change. A statement answers a
+what/which/who/when question only when it is no definition and does not negate the
+asked words (`statement_kinds`); "who are the parties" only where organisations are
+named.
+
 Units do not depend on the question; `judge` reads one against a question: which of the
 question's words the unit itself holds (`hits`: the statement; a cell's text and its row
 headers) and which it holds with its context (`covered`), each weighed by what it tells

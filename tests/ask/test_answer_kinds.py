@@ -194,3 +194,13 @@ def test_the_name_of_this_agreement_is_never_another_agreement_named_in_it(lib):
     res = lib.ask(ANA, "What is the name of this agreement?", embedder=EMB)
     assert [i.citation["quote"] for i in res.items] == [
         "This Hosting Agreement is made between Northwind Logistics Ltd. and Harbour Freight Inc."]
+
+
+def test_a_policy_without_the_cell_bar_reads_with_its_default_and_a_newer_one_is_refused():
+    from pincite.errors import UsageError
+    from pincite.index.policy import RankingPolicy
+
+    old = {k: v for k, v in RankingPolicy().to_dict().items() if k != "ask_min_coverage_cell"}
+    assert RankingPolicy.from_dict({**old, "version": 1}).ask_min_coverage_cell == 0.5
+    with pytest.raises(UsageError, match="newer than this pincite"):
+        RankingPolicy.from_dict({**RankingPolicy().to_dict(), "version": 3})

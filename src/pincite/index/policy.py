@@ -16,7 +16,9 @@ from ..errors import UsageError
 from ..model import record_fields
 
 SCHEMA_NAME = "pincite.ranking_policy"
-SCHEMA_VERSION = 1
+# 2: `ask_min_coverage_cell` (a version-1 policy reads with its default; an older pincite
+# refuses a version-2 policy as newer than it supports instead of as an unknown field)
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,3 +204,13 @@ def test_a_policy_without_the_cell_bar_reads_with_its_default_and_a_newer_one_is
     assert RankingPolicy.from_dict({**old, "version": 1}).ask_min_coverage_cell == 0.5
     with pytest.raises(UsageError, match="newer than this pincite"):
         RankingPolicy.from_dict({**RankingPolicy().to_dict(), "version": 3})
+
+
+def test_the_date_of_this_agreement_is_its_own_not_the_start_of_its_term(lib):
+    add(lib, "supply.md", "# Supply Agreement\n\nThis Supply Agreement is dated 2 March 2026.\n\n"
+        + "\n\n".join(f"{n}. The supplier delivers batch {n} to the depot." for n in range(1, 6))
+        + "\n\n9. TERM\n\n9.1 The term of this agreement commences on 1 April 2026, the date "
+        "of the first delivery of this agreement.\n")
+    publish(lib)
+    res = lib.ask(ANA, "What is the date of this agreement?", embedder=EMB)
+    assert [i.citation["quote"] for i in res.items] == ["This Supply Agreement is dated 2 March 2026."]

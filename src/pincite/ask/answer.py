@@ -26,7 +26,7 @@ name or ask, they do not state. Each unit is judged against the question (`quest
 
 A question about a document's name, parties or date (`Question.opening`) also reads the
 document's opening — its first `OPENING_BLOCKS` statement blocks — whether or not
-retrieval ranked it, and its name only there. A data cell must be located by the
+retrieval ranked it, and its name and date only there. A data cell must be located by the
 question and reach `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`).
 
 Per passage the best passing unit (coverage; for a cell, then the share of its row label
@@ -226,8 +226,8 @@ def candidates(store: Store, question: str, principal: Principal, *,
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
         cands.extend(Candidate(item, judge(u, q, w), None) for u in units)
     if q.opening:  # the name, parties and date of a document are stated in its opening
-        if q.name_of:  # … and its name nowhere else (a sentence naming another agreement)
-            cands = []
+        if q.name_of or q.expects == "date":  # … and its name and date nowhere else (a
+            cands = []                         # sentence naming another agreement or a term's start)
         for item in {i.doc_id: i for i in reversed(bundle.items)}.values():
             op = reader.opening(item)
             units, suspected = reader.units(op) if op is not None else ([], False)

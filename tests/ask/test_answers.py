@@ -148,7 +148,7 @@ def test_a_block_reads_its_title_as_context_of_its_statements():
 
 
 @pytest.mark.parametrize("question,expects", [
-    ("When does the agreement expire?", "time"), ("What is the date of this agreement?", "time"),
+    ("When does the agreement expire?", "time"), ("What is the date of this agreement?", "date"),
     ("How much is the fee?", "amount"), ("How many licences are granted?", "count"),
     ("Who are the parties?", "name"), ("Which law governs this agreement?", "place"),
     ("¿Cuándo finaliza el plazo?", "time"), ("Is the license perpetual?", None),

@@ -24,10 +24,17 @@ name or ask, they do not state. Each unit is judged against the question (`quest
   with no dense score (the dense channel fell back, or no embedder of the space is
   here), coverage must reach `ask_min_coverage_lexical_only` instead.
 
+A question about a document's name, parties or date (`Question.opening`) also reads the
+document's opening — its first `OPENING_BLOCKS` statement blocks — whether or not
+retrieval ranked it, and its name and date only there. A data cell must be located by the
+question and reach `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`).
+
 Per passage the best passing unit (coverage; for a cell, then the share of its row label
-the question names; then question words held; then document order) is cited, passages
-ordered best first, and each citation is verified by the same code as `pincite verify` —
-re-authorizing the document for the caller. A passage whose citation does not verify is
+the question names; then question words held; then the cosine; then document order) is
+cited, passages ordered best first. When the best unit's runner-up says something else
+with the same lexical evidence and a cosine within `MARGIN` of it, nothing tells which
+answers: the answer is not_found. Each citation is verified by the same code as
+`pincite verify` — re-authorizing the document for the caller. A passage whose citation does not verify is
 dropped (flag `unverified_dropped`). With nothing left, the answer is `not_found`: "not
 found in the documents you can see". The unit's scores sit beside the retrieval's
 (`evidence_coverage`, `evidence_dense`). Evidence is local: a unit does not depend on
@@ -86,6 +93,14 @@ INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
 # costs a forward pass per unit, and on CUAD dev (fit folds) it separates the labelled
 # clause from related ones no better than coverage does (docs/evaluation.md)
 MAX_EMBEDDED = 4
+# a document's opening — title block and preamble — read for the questions it answers
+# ("What is the name of this agreement?", "Who are the parties …?", "What is the date …?")
+# whether or not retrieval ranked it: its first blocks, within its first characters
+OPENING_BLOCKS = 4
+OPENING_CHARS = 4000
+# the cosine by which the best unit must lead a runner-up that holds the same lexical
+# evidence (chosen on the fit folds of the ask evals)
+MARGIN = 0.05
 
 
 # ---- the answer --------------------------------------------------------------------------------
@@ -210,6 +225,14 @@ def candidates(store: Store, question: str, principal: Principal, *,
             flags.add(INJECTION_FLAG)
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
         cands.extend(Candidate(item, judge(u, q, w), None) for u in units)
+    if q.opening:  # the name, parties and date of a document are stated in its opening
+        if q.name_of or q.expects == "date":  # … and its name and date nowhere else (a
+            cands = []                         # sentence naming another agreement or a term's start)
+        for item in {i.doc_id: i for i in reversed(bundle.items)}.values():
+            op = reader.opening(item)
+            units, suspected = reader.units(op) if op is not None else ([], False)
+            if op is not None and not suspected:
+                cands.extend(Candidate(op, judge(u, q, w), None) for u in units)
     dense = emb is not None and any(i.scores.get("dense") is not None for i in bundle.items)
     if dense and q.groups:
         todo = sorted((c for c in cands if c.judged.eligible()),
@@ -225,26 +248,45 @@ def candidates(store: Store, question: str, principal: Principal, *,
 def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:
     """The passing units, at most one per passage, best first: eligible (`Judged.eligible`),
     coverage at least `ask_min_coverage` and a cosine at least τ of embedding space
-    `space` — or, without dense scores (`space` None), coverage at least
+    `space` (a data cell: coverage at least `ask_min_coverage_cell`, the question having
+    located it) — or, without dense scores (`space` None), coverage at least
     `ask_min_coverage_lexical_only`. Best: coverage, then (a cell) the share of its row
-    label the question names, then question words held, then document order (the cosine
-    is a bar, not a rank: it orders related sentences no better than chance on CUAD dev)."""
+    label the question names, then question words held, then the cosine, then document
+    order. When the runner-up — another unit, saying something else — holds the same
+    lexical evidence (coverage, row label, question words) and the dense channel does not
+    set the best apart by `MARGIN`, nothing tells which of the two answers: none is chosen."""
     tau = pol.dense_threshold(space)
-    best: dict[str, tuple[tuple[float, float, int, int], Candidate]] = {}
+    passing: list[tuple[tuple[float, float, int, float, int], Candidate]] = []
     for c in cands:
         j = c.judged
         if not j.eligible():
             continue
+        bar = pol.ask_min_coverage_cell if j.unit.kind == "cell" else pol.ask_min_coverage
         if space is not None:
-            if j.coverage < pol.ask_min_coverage or c.cosine is None or c.cosine < tau:
+            if j.coverage < bar or c.cosine is None or c.cosine < tau:
                 continue
         elif j.coverage < pol.ask_min_coverage_lexical_only:
             continue
-        key = (round(j.coverage, 6), j.exact, len(j.hits), -j.unit.start)
-        have = best.get(c.item.evidence_id)
-        if have is None or key > have[0]:
-            best[c.item.evidence_id] = (key, c)
+        passing.append(((round(j.coverage, 6), j.exact, len(j.hits),
+                         -1.0 if c.cosine is None else round(c.cosine, 6), -j.unit.start), c))
+    passing.sort(key=lambda kc: kc[0], reverse=True)
+    if passing and _tied(passing):
+        return []
+    best: dict[str, tuple[tuple[float, float, int, float, int], Candidate]] = {}
+    for key, c in passing:
+        best.setdefault(c.item.evidence_id, (key, c))
     return [c for _, c in sorted(best.values(), key=lambda kc: kc[0], reverse=True)]
+
+
+def _tied(ranked: Sequence[tuple[tuple[float, float, int, float, int], Candidate]]) -> bool:
+    """Whether the best unit's runner-up (the next unit that says something else) holds the
+    same lexical evidence and a cosine within `MARGIN` of the best's."""
+    key, text = ranked[0][0], ranked[0][1].judged.unit.text
+    for k, c in ranked[1:]:
+        if c.judged.unit.text == text:
+            continue
+        return k[:3] == key[:3] and key[3] - k[3] < MARGIN
+    return False
 
 
 def _cite(j: Judged, q: Question, item: EvidenceItem) -> tuple[int, int]:
@@ -289,13 +331,33 @@ class _Reader:
             out.extend(u for u in rb.units if cs <= u.start < ce)
         return out, suspected
 
-    def _blocks_of(self, item: EvidenceItem) -> list[ReadBlock]:
+    def opening(self, item: EvidenceItem) -> EvidenceItem | None:
+        """A passage over the opening of `item`'s document — its first `OPENING_BLOCKS`
+        statement blocks within its first `OPENING_CHARS` characters (title block and
+        preamble) — or None when the layer cannot be read."""
+        layer = self._layer_of(item)
+        if layer is None:
+            return None
+        blocks = [e for e in layer.blocks if e.kind in STATEMENT_KINDS
+                  and e.char_start < OPENING_CHARS][:OPENING_BLOCKS]
+        if not blocks:
+            return None
+        cs, ce = blocks[0].char_start, blocks[-1].char_end
+        return item.model_copy(update={
+            "evidence_id": f"{item.doc_id}#opening", "chunk_id": "opening", "char_start": cs,
+            "char_end": ce, "quote": layer.text[cs:ce], "locator": "opening", "page": None,
+            "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()})
+
+    def _layer_of(self, item: EvidenceItem) -> _Layer | None:
         key = (item.doc_id, item.text_layer)
         if key not in self._layers:
             rev = self.verifier.revision(item.doc_id)
             loaded = self.verifier.layer(rev, item.text_layer) if rev is not None else None
             self._layers[key] = _Layer(loaded.layer, item.doc_sha256) if loaded else None
-        layer = self._layers[key]
+        return self._layers[key]
+
+    def _blocks_of(self, item: EvidenceItem) -> list[ReadBlock]:
+        layer = self._layer_of(item)
         if layer is None or not layer.blocks:
             # no layer to read (the citation will not verify): the passage alone
             hp = " > ".join(item.heading_path)

@@ -15,8 +15,12 @@ answer its form expects.
   The words of a name in the question (capitalised, not opening it) weigh `NAME_WEIGHT`
   of that: they say which thing is asked about, not what is asked about it.
 - **Expected answer**: the question's form names the kind of value an answer states —
-  `time` ("when", "what date", "how long", "cuándo", "qué plazo"): a date, a time, a
-  duration or a period; `amount` ("how much", "what percentage", "cuánto"): money, a
+  `date` ("what is the date of …", "what day", "qué fecha"): a calendar date, never a
+  duration; `title` ("what is the name of this agreement?"): the thing named (a
+  capitalised name whose head is the thing's noun, `statement_kinds.named_heads`);
+  `time` ("when", "how long", "cuándo", "qué plazo"): a date, a time, a
+  duration or a period; `amount` also for the size of a change ("what was the
+  percentage change in X", `change`); `amount` ("how much", "what percentage", "cuánto"): money, a
   number or a percentage; `count` ("how many", "cuántos"): a number; `name` ("who",
   "which party", "quién"): a name; `place` ("where", "which state", "what law",
   "dónde"): a proper name; `statement` — a reason, a definition or a comparison ("why",
@@ -25,6 +29,14 @@ answer its form expects.
   statement, which a table cell never is (a cell states a value, not why, what it means
   or how it compares). Any other question ("what …", "is …", "does …") expects a
   statement or a cell.
+- **What else the form says**: `wh` — it asks for a thing (what, which, who, when …),
+  not a yes or no, so a definition or a statement that negates the asked words does not
+  answer it; `opening` — it asks a document's name, parties or date ("… of this
+  agreement"), which its opening states (`answer` reads the opening too); `change`,
+  `changes`, `rate` — it asks the size of a change, speaks of one, or asks a share, a
+  rate or a ratio (which table column answers, `units.judge`). Words that name a kind
+  (`TYPE_WORDS`: "date", "term", "price", "percentage", "parties", "name") are held by
+  a value of that kind: "parties" by a statement naming two organisations.
 """
 
 from __future__ import annotations
@@ -36,9 +48,19 @@ from dataclasses import dataclass
 
 from ..index.analyze import analyze_query, fold
 
-EXPECTS = ("time", "amount", "count", "name", "place", "statement")
+EXPECTS = ("date", "time", "amount", "count", "name", "place", "statement", "title")
+# "What is the name of this agreement?": the thing whose name is asked (folded, group 1)
+_NAME_OF = re.compile(r"^(?:what|which) (?:is|are|was) the (?:name|names|title|titles) of "
+                      r"(?:this|the|that|these|each) (\w+)$|"
+                      r"^(?:cual|como) (?:es|se llama) (?:el )?(?:nombre|titulo) (?:de|del) "
+                      r"(?:este |esta |el |la )?(\w+)$")
 # (expected kind, a pattern over the folded question); the first that matches wins
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k, p in (
+    # the size of a change asks for a value ("What was the percentage change in X?", "What
+    # is the change (%) for X?"), not for a comparison or its reason
+    ("amount", r"^(?!.* as$)(?:what|cual) (?:is|was|were|are|es|fue) (?:the|el|la) (?:percentage |percent |"
+               r"porcentaje de )?(?:change|increase|decrease|growth|variacion|cambio|"
+               r"aumento|incremento|disminucion)\b"),
     ("statement", r"^(?:why|por que|como)\b|^how (?!much|many|long|soon|often|old|far)\w|"
                   r"\b(?:includes?|included|determined|calculated|measured|computed)\b|\b(?:caused?|causes|led to|drove|drives|consists?|"
                   r"comprises?|represents?|reflects?|means?|refers? to|defined|explains?|reason|"
@@ -49,6 +71,11 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
                   r"^what (?:is|are) (?!(?:the|a|an|this|that|these|those|its|their|our|your)\b)"
                   r"[^0-9]*$"),
     ("count", r"\bhow many\b|\bcuant[oa]s\b|\bwhat number of\b|\bque numero de\b"),
+    # a date is a day of the calendar ("What is the date of this agreement?"), never a
+    # duration ("five years from the date …"); "when" is either
+    ("date", r"^(?:what|which) (?:is|was|are|were) the (?:date|dates|day)\b|"
+             r"^(?:what|which) (?:date|day)\b|^(?:cual|que) (?:es|fue) (?:la )?fecha\b|"
+             r"^que (?:dia|fecha)\b"),
     ("time", r"\b(?:when|until when|by when|how long|how soon|what (?:date|day|time|period)|"
              r"(?:which|what) (?:date|day|year|month)|dates?|cuando|hasta cuando|cuanto tiempo|"
              r"que (?:dia|plazo|periodo|hora|ano|mes)|fechas?|durante cuanto)\b"),
@@ -60,6 +87,17 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
               r"what (?:state|country|jurisdiction|courts?|city|law|laws)|donde|"
               r"que (?:ley|leyes|pais|estado|jurisdiccion|tribunales?|ciudad))\b"),
 ))
+# a question for a thing, not a yes or no (over the folded question)
+_WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|how much|how many|how long|que|cual|"
+                 r"cuales|quien|quienes|cuando|donde|cuanto|cuanta|cuantos|cuantas)\b")
+_THIS_DOCUMENT = re.compile(r"\b(?:this|the) (?:agreement|contract|document|deed|lease)\b|"
+                            r"\b(?:este|el) (?:acuerdo|contrato|documento|convenio)\b")
+# a question that speaks of a change, and one that asks a share (over the folded question)
+_CHANGES = re.compile(r"\b(?:change[sd]?|increased?|decreased?|growth|grew|rose|fell|declined?|"
+                      r"variance|variation|compared|versus|vs|from \d{4}|variacion|cambio|"
+                      r"aumento|incremento|disminucion|respecto)\b")
+_RATE = re.compile(r"\b(?:percentages?|percent|rates?|ratios?|margins?|proportion|share of|"
+                   r"yield|porcentajes?|tasa|tipo|ratio|margen|proporcion)\b")
 # derivational endings dropped after stemming (English, then Spanish), longest first
 _ENDINGS = tuple(sorted((
     "ment", "ments", "abl", "ibl", "able", "ible", "ation", "ition", "ion", "ive", "iv",
@@ -70,9 +108,9 @@ _TENANT_PREFIX = 13  # the tenant-key prefix of every index term (see analyze.te
 # beyond the analyzer's stop words
 FORM_WORDS = frozenset(
     "must can need needs much many long soon often also else kind type exactly please "
-    "after before within during until since per via without against among through over "
+    "after before within during until since per via without against among between through over "
     "debe deben puede pueden cuanto cuanta cuantos cuantas exactamente tras antes despues "
-    "durante hasta dentro segun".split())
+    "durante hasta dentro segun entre".split())
 # the library is taken to hold at least this many passages when weighing words, so that in
 # a library of one or two passages a word they hold still tells something
 MIN_PASSAGES = 10
@@ -80,16 +118,24 @@ MIN_PASSAGES = 10
 # ("Who is the CEO of Northwind Ltd.?"): a name's words weigh this share of their idf
 NAME_WEIGHT = 0.25
 # a capitalised word that does not open the question (nor a sentence in it)
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 _NAME = re.compile(r"(?<=[\w,;:)\]\"'\u201d\u2019] )[A-ZÀ-Þ][\w&.'\u2019-]*")
 # words that name the kind of value asked for: a statement of such a value holds them
 # ("What is the payment *term*?" — "within 45 days")
 TYPE_WORDS = {
-    **dict.fromkeys("date dates day deadline term period duration fecha fechas dia plazo "
-                    "plazos periodo duracion vigencia".split(), "time"),
-    **dict.fromkeys("amount amounts price prices fee fees cost costs sum percentage percent "
-                    "importe importes precio precios coste costes costo cuantia porcentaje "
+    **dict.fromkeys("date dates day deadline fecha fechas dia".split(), "date"),
+    **dict.fromkeys("term period duration plazo plazos periodo duracion vigencia".split(), "time"),
+    **dict.fromkeys("amount amounts price prices fee fees cost costs sum "
+                    "importe importes precio precios coste costes costo cuantia "
                     "tarifa tarifas honorarios".split(), "amount"),
+    # a share is stated as a percentage (or under a header that says so: "Change (%)")
+    **dict.fromkeys("percentage percentages percent porcentaje porcentajes".split(), "percent"),
     **dict.fromkeys("number numero".split(), "count"),
+    # the parties are named organisations; a document's name is a name ("Master Services
+    # Agreement"), not the word "name"
+    **dict.fromkeys("parties partes".split(), "parties"),
+    **dict.fromkeys("party parte".split(), "party"),
+    **dict.fromkeys("name names title titles nombre titulo".split(), "title"),
 }
 
 
@@ -124,6 +170,12 @@ class Question:
     kinds: tuple[str | None, ...]          # the kind of value a group's word names, if any
     names: tuple[bool, ...]                # a group's word is part of a name in the question
     expects: str | None                    # one of EXPECTS, or None
+    name_of: str | None = None             # "What is the name of this *agreement*?"
+    opening: bool = False                  # it asks what a document's opening states
+    wh: bool = False                       # it asks what, which, who, when, where or how much
+    change: bool = False                   # it asks the size of a change ("What was the % change in X?")
+    changes: bool = False                  # it speaks of a change at all ("… increase …", "… from 2018")
+    rate: bool = False                     # it asks a percentage, a rate or a ratio
 
     def matched(self, tokens: frozenset[str], roots: frozenset[str],
                 kinds: frozenset[str] = frozenset()) -> frozenset[int]:
@@ -137,17 +189,32 @@ class Question:
 def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     """The question's word groups, their roots, and the answer its form expects."""
     qt = analyze_query(text, tenant, tuple(languages))
-    keep = [i for i, w in enumerate(qt.words) if w not in FORM_WORDS] or list(range(len(qt.words)))
+    # a lone letter is no content word (the "s" of a possessive "Autodesk's")
+    keep = [i for i, w in enumerate(qt.words)
+            if w not in FORM_WORDS and not (len(w) == 1 and w.isalpha())] or list(range(len(qt.words)))
     words = tuple(qt.words[i] for i in keep)
     groups = tuple(frozenset(t[_TENANT_PREFIX:] for t in qt.groups[i]) | _year_of(qt.words[i])
                    for i in keep)
     roots = tuple(frozenset(root(f) for f in g) for g in groups)
     folded = " ".join(re.findall(r"[^\W_]+", fold(text)))
     expects = next((kind for kind, p in _FORMS if p.search(folded)), None)
-    named = {fold(m.group()).strip(".'\u2019-") for m in _NAME.finditer(text)
+    doc = _NAME_OF.match(folded)
+    name_of = (doc.group(1) or doc.group(2)) if doc else None
+    if name_of:
+        expects = "title"
+    kinds = tuple(TYPE_WORDS.get(w) for w in words)
+    # the name of a document, its parties and its date are stated in its opening
+    opening = name_of is not None or (
+        (expects == "date" or (expects == "name" and "parties" in kinds))
+        and _THIS_DOCUMENT.search(folded) is not None)
+    change = expects == "amount" and _FORMS[0][1].search(folded) is not None
+    changes = _CHANGES.search(folded) is not None
+    rate = "%" in text or _RATE.search(folded) is not None
+    named = {_POSSESSIVE.sub("", fold(m.group())).strip(".'\u2019-") for m in _NAME.finditer(text)
              if not (m.group().isupper() and len(m.group().strip(".")) <= 4)}  # CEO, IP: terms
-    return Question(text, words, groups, roots, tuple(TYPE_WORDS.get(w) for w in words),
-                    tuple(w in named for w in words), expects)
+    wh = _WH.match(folded) is not None
+    return Question(text, words, groups, roots, kinds, tuple(w in named for w in words),
+                    expects, name_of, opening, wh, change, changes, rate)
 
 
 def weights(question: Question, df: Mapping[str, int] | None, n: int) -> tuple[float, ...]:

@@ -11,6 +11,15 @@ A unit is either
   (and the table's caption, title and stub head — the header cell over the row labels). A header cell — a column header, a row label —
   and so a header row, is never a unit.
 
+A cell is *located* when the question names a word of its row label and — where its row
+holds several data cells — a word of its own column header (the lowest header that says
+more than a unit such as "$'000"); the size of a change is read only in a change column
+("Change", "% change", "2019 over 2018") and a level never in one; a percentage cell
+answers only a question that asks a share, a rate or a change. A statement answers a
+what/which/who/when question only when it is no definition and does not negate the
+asked words (`statement_kinds`); "who are the parties" only where organisations are
+named.
+
 Units do not depend on the question; `judge` reads one against a question: which of the
 question's words the unit itself holds (`hits`: the statement; a cell's text and its row
 headers) and which it holds with its context (`covered`), each weighed by what it tells
@@ -21,6 +30,7 @@ whether it states anything beyond the question's own words.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -32,12 +42,23 @@ from ..vocab import ElementKind
 from .instructions import instruction_spans, is_question, question_spans
 from .question import Question, root, roots_of
 from .sentences import is_title, sentence_spans
+from .statement_kinds import is_definition, named_heads, negated, organisations
 
 STATEMENT_KINDS = (ElementKind.PARAGRAPH, ElementKind.LIST_ITEM, ElementKind.FIELD)
 # value types that answer each expected kind (`values.scan.find_values`)
-ANSWERS = {"time": frozenset({"date", "datetime", "duration", "period"}),
+ANSWERS = {"date": frozenset({"date", "datetime"}),
+           "time": frozenset({"date", "datetime", "duration", "period"}),
            "amount": frozenset({"money", "number", "percent", "duration"}),
-           "count": frozenset({"number", "money", "percent", "duration"})}
+           "count": frozenset({"number", "money", "percent", "duration"}),
+           "percent": frozenset({"percent"})}
+# a header over the size of a change ("Change", "% change", "2019 over 2018", "Variación")
+_CHANGE_HEADER = re.compile(r"\b(?:change|changes|increase|decrease|variance|variation|growth|"
+                            r"over|vs|versus|variaci[oó]n|cambio|incremento|disminuci[oó]n)\b|%",
+                            re.IGNORECASE)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_CHANGE_WORDS = re.compile(_CHANGE_HEADER.pattern.removesuffix("|%"), re.IGNORECASE)
+# a header that says its numbers are percentages ("Change (%)", "% of revenue", "Percent")
+_PERCENT_HEADER = re.compile(r"%|\bpercent(?:age)?s?\b|\bporcentajes?\b", re.IGNORECASE)
 # words that state a time without a value ("perpetual", "until terminated")
 _TIMELESS = frozenset("perpetual perpetuity perpetually indefinite indefinitely indefinido "
                       "indefinida perpetuo perpetua".split())
@@ -60,6 +81,11 @@ class Unit:
     values: frozenset[str]                     # value types it states
     capitals: frozenset[str]                   # folded capitalised words past its first
     label: frozenset[str] = frozenset()        # a cell: the tokens of its own row label
+    column: frozenset[str] = frozenset()       # a cell: its column's words that set it apart
+    organisations: int = 0                     # a statement: organisations it names
+    heads: frozenset[str] = frozenset()        # … head nouns of the names it holds
+    definition: bool = False                   # … it defines a quoted term
+    negated: frozenset[str] = frozenset()      # … words it states only negated
 
     @property
     def start(self) -> int:
@@ -81,25 +107,66 @@ class Judged:
     expected: bool              # it states the kind of value the question expects
     new: bool                   # it states something beyond the question's words
     exact: float                # a cell: the share of its row label's words the question holds
+    located: bool = True        # a cell: the question names its row and its column
 
     def eligible(self) -> bool:
         """May answer: it holds a question word itself, states the expected kind of value,
-        and says something the question does not."""
-        return bool(self.hits) and self.expected and self.new
+        says something the question does not, and (a cell) sits where the question points:
+        in a row and a column it names."""
+        return bool(self.hits) and self.expected and self.new and self.located
 
 
 def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
     """Read `unit` against question `q` whose groups weigh `w`."""
-    hits = q.matched(unit.tokens, unit.roots, _kinds(unit.values))
+    kinds = _kinds(unit.values)
+    if unit.organisations:
+        kinds |= {"party", "parties"} if unit.organisations > 1 else {"party"}
+    if q.name_of and q.name_of in unit.heads:
+        kinds |= {"title"}
+    if unit.kind == "cell" and unit.values & ANSWERS["amount"] and _PERCENT_HEADER.search(unit.context):
+        kinds |= {"percent"}
+    hits = q.matched(unit.tokens, unit.roots, kinds)
     covered = hits | q.matched(unit.context_tokens, unit.context_roots)
+    change_column = unit.kind == "cell" and bool(
+        _CHANGE_HEADER.search(unit.context.rsplit(" > ", 1)[-1]))
+    if q.change and change_column:  # a change spans the years it is asked between
+        covered |= {i for i, w in enumerate(q.words) if _YEAR.match(w)}
     total = sum(w) or 1.0
     coverage = sum(w[i] for i in covered) / total
     asked = frozenset().union(*q.groups, *q.roots)
     new = bool(unit.values) or any(t not in asked and root(t) not in asked for t in unit.said)
     exact = 1.0
-    if unit.kind == "cell" and unit.label:
-        exact = sum(1 for t in unit.label if t in asked or root(t) in asked) / len(unit.label)
-    return Judged(unit, hits, covered, coverage, _states(unit, q), new, exact)
+    located = True
+    if unit.kind == "cell":
+        named = [t for t in unit.label if t in asked or root(t) in asked]
+        if unit.label:
+            exact = len(named) / len(unit.label)
+        # an analyst reads a table at a row and a column: the question names a word of the
+        # cell's row label, and — where the row holds values of several columns — a word
+        # that sets the cell's column apart (its year, "Total", "% change")
+        located = (not unit.label or bool(named)) and (
+            not unit.column or bool(q.matched(unit.column, roots_of(unit.column))))
+        # the size of a change is read in a column of changes, not in a year's column; a
+        # level ("What was X in 2018?") is not read in a column of changes
+        own = unit.context.rsplit(" > ", 1)[-1]
+        if q.change:
+            located = located and change_column
+        elif not q.changes and _CHANGE_WORDS.search(own):
+            located = False
+    # a question that asks for a percentage is answered by one, never by another amount;
+    # a percentage answers only a question that asks a share, a rate or a change (a cell
+    # "100%" beside "$23,406" is not the revenue)
+    expected = _states(unit, q) and ("percent" not in q.kinds or "percent" in kinds) and (
+        q.rate or q.changes or unit.kind != "cell" or "percent" not in unit.values)
+    # a question that asks what, which, who, when or how much is answered by a statement
+    # that states it: not by a definition of a term, nor by one that states the asked
+    # words only negated ("shall not be governed by the Convention", "no licence is
+    # granted"); a yes-or-no question may be answered by either
+    if (q.wh or q.expects not in (None, "statement")) and q.expects != "statement" \
+            and unit.kind == "statement":
+        expected = expected and not unit.definition and not q.matched(
+            unit.negated, roots_of(unit.negated))
+    return Judged(unit, hits, covered, coverage, expected, new, exact, located)
 
 
 def _kinds(values: frozenset[str]) -> frozenset[str]:
@@ -114,6 +181,12 @@ def _states(unit: Unit, q: Question) -> bool:
         return True
     if kind == "statement":
         return unit.kind == "statement"
+    if kind == "title":
+        return unit.kind == "statement" and q.name_of in unit.heads
+    if kind == "name" and unit.kind == "statement" and {"party", "parties"} & set(q.kinds):
+        # "Who are the parties?" is answered where they are named: organisations, as many
+        # as the question asks (one party, or two or more)
+        return unit.organisations >= (2 if "parties" in q.kinds else 1)
     if kind in ANSWERS:
         return bool(unit.values & ANSWERS[kind]) or (kind == "time" and bool(unit.tokens & _TIMELESS))
     asked = {w for g in q.groups for w in g}
@@ -171,9 +244,14 @@ def read_table(text: str, cells: Sequence[Element], context: str,
     """Read a table's data cells (never a header cell), each with its row and column
     headers and the table's `context`."""
     units: list[Unit] = []
-    for c in cells:
-        if (c.meta or {}).get("header") in ("row", "column"):
-            continue
+    data = [c for c in cells if (c.meta or {}).get("header") not in ("row", "column")]
+    # a column is told apart by its own (lowest) header — "2019", "Total", "1-3 years" —
+    # passing over a header that only names a unit ("$'000", "(in thousands)", "£m")
+    columns = {c.char_start: _own_header(c.column_path, lang) for c in data}
+    # the words every data cell's column holds ("in thousands") set none apart
+    common = frozenset.intersection(*columns.values()) if columns else frozenset()
+    per_row = Counter(c.row for c in data)
+    for c in data:
         a, b = strip_span(text, c.char_start, c.char_end)
         if b <= a:
             continue
@@ -182,22 +260,48 @@ def read_table(text: str, cells: Sequence[Element], context: str,
                                         " > ".join(c.column_path)) if x)
         unit = _unit("cell", ((a, b, text[a:b]),), said, heads, lang,
                      own=" ".join((*c.row_path, said)))
-        label = frozenset(analyze(c.row_path[-1], lang)) if c.row_path else frozenset()
-        units.append(replace(unit, label=label))
+        label = frozenset(_FOOTNOTE.sub(r"\1", t) for t in analyze(c.row_path[-1], lang)) \
+            if c.row_path else frozenset()
+        column = columns[c.char_start] - common if per_row[c.row] > 1 else frozenset()
+        units.append(replace(unit, label=label, column=column))
     return ReadBlock(tuple(units), ())
+
+
+# words of a header that names the unit of its numbers, not what they are
+_UNIT_WORDS = frozenset("000 m mn bn k in thousand thousands million millions billion billions "
+                        "usd eur gbp dollars euros pounds miles millones".split())
+
+
+def _own_header(path: Sequence[str], lang: str | None) -> frozenset[str]:
+    """The words of the lowest header of a column path that says more than a unit."""
+    for head in reversed(path):
+        words = frozenset(analyze(head, lang))
+        if words - _UNIT_WORDS:
+            return words - _UNIT_WORDS
+    return frozenset()
+
+
+# a footnote mark run into a label's last word ("Order intake1")
+_FOOTNOTE = re.compile(r"^([^\W\d_]{3,})\d$")
 
 
 def _unit(kind: str, pieces: tuple[tuple[int, int, str], ...], said: str, context: str,
           lang: str | None, own: str | None = None) -> Unit:
     said_tokens = frozenset(analyze(said, lang))
     tokens = frozenset(analyze(own, lang)) if own is not None else said_tokens
+    if own is not None:  # a cell: its row label's words without a footnote mark run into them
+        tokens |= frozenset(m.group(1) for t in tokens if (m := _FOOTNOTE.match(t)))
     ctx = frozenset(analyze(context, lang))
     values = frozenset(v.value_type for v in find_values(said, lang=lang))
     caps = [m.group() for m in _CAPITAL.finditer(said)]
     capitals = frozenset(fold(c).strip(".") for c in (caps[1:] if said.startswith(caps[0])
                                                        else caps)) if caps else frozenset()
-    return Unit(kind, pieces, said, context, tokens, roots_of(tokens), said_tokens, ctx,
+    unit = Unit(kind, pieces, said, context, tokens, roots_of(tokens), said_tokens, ctx,
                 roots_of(ctx), values, capitals)
+    if kind != "statement":
+        return unit
+    return replace(unit, organisations=organisations(said), heads=named_heads(said),
+                   definition=is_definition(said), negated=negated(said, lang))
 
 
 def title_of(text: str, clause: Element) -> str | None:

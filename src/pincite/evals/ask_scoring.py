@@ -143,7 +143,8 @@ def refit(per_doc: Mapping[str, Mapping[tuple[float, float], Sequence[Outcome]]]
 
 
 def grid_policies(shipped: RankingPolicy) -> dict[tuple[float, float], RankingPolicy]:
-    """The shipped policy with each (coverage, cosine) of `GRID` (the shipped pair included)."""
+    """The shipped policy with each (coverage, cosine) of `GRID` (the shipped pair included);
+    the bar for data cells (`ask_min_coverage_cell`, a located cell) stays the shipped one."""
     pairs = {(c, t) for c in GRID["ask_min_coverage"] for t in GRID["ask_min_dense"]}
     pairs.add((shipped.ask_min_coverage, shipped.ask_min_dense))
     return {p: replace(shipped, ask_min_coverage=p[0], ask_min_dense=p[1]) for p in sorted(pairs)}

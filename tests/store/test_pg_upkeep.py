@@ -212,7 +212,7 @@ def _others(url: str, want: int | None = None) -> int:
     return n
 
 
-def test_close_ends_every_threads_connection_and_so_does_dropping_the_store(pg_url):
+def test_connections_end_with_their_thread_with_close_and_with_the_store(pg_url):
     import gc
     import threading
 
@@ -222,8 +222,9 @@ def test_close_ends_every_threads_connection_and_so_does_dropping_the_store(pg_u
         for t in workers:
             t.start()
             t.join()
+        assert _others(pg_url, want=0) == 0  # a thread's connection ends with the thread
         store.sources("acme")
-        assert _others(pg_url) == 4  # three threads' connections and this one's
+        assert _others(pg_url) == 1
         if drop:
             del store, workers
             gc.collect()

@@ -80,14 +80,16 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
 
     @property
     def conn(self) -> Any:
-        """Return this thread's connection (opened on first use, acting as the app role)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            conn = connect(self.url)
-            self._local.conn = conn
+        """Return this thread's connection (opened on first use, acting as the app role;
+        closed when the thread ends, or by `close`)."""
+        held = getattr(self._local, "held", None)
+        if held is None or held.conn.closed:
+            held = _Held(connect(self.url))
+            weakref.finalize(held, held.conn.close)  # the thread's end drops `held`
+            self._local.held = held
             with self._opened_lock:
-                self._opened[:] = [c for c in self._opened if not c.closed] + [conn]
-        return conn
+                self._opened[:] = [c for c in self._opened if not c.closed] + [held.conn]
+        return held.conn
 
     def write(self, tenant: str = ALL_TENANTS) -> Any:
         """Run a block in one transaction for `tenant`: all of it commits, or none of it."""
@@ -114,7 +116,16 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
         """Close the connections every thread opened through this store (a later call
         opens a new one)."""
         _close_all(self._opened, self._opened_lock)
-        self._local.conn = None
+        self._local.held = None
+
+
+class _Held:
+    """A thread's connection, held by that thread's locals only."""
+
+    __slots__ = ("__weakref__", "conn")
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
 
 
 def _close_all(opened: list[Any], lock: threading.Lock) -> None:

@@ -6,10 +6,17 @@ updating the field record and writing the label) until the time is up. The store
 WAL file with synchronous=FULL, as pincite runs it.
 
 There is no peer library for review queues to run beside it (annotation tools such as
-Label Studio or Prodigy keep their queues inside a server, not as a library to call), so
-the table has pincite alone.
+Label Studio or Prodigy keep their queues inside a server, not as a library to call); the
+table puts the raw-SQL claim loop beside pincite's instead (the same pick and conditional
+UPDATE, then the decision UPDATE, as bare statements: the floor under pincite's checks).
 
-Usage: python bench/review.py [--items 5000] [--seconds 10] [--workers 1 8]
+The queue is sized so it never drains inside the window (an earlier version queued 5,000
+items, which 8 workers emptied in 10 s, so it printed 500 claims/s whatever the speed);
+`left` is what stayed open, and a run that drained anyway is marked.
+
+bench/scale.py runs the same loops on PostgreSQL beside SQLite.
+
+Usage: python bench/review.py [--items 100000] [--seconds 10] [--workers 1 8]
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,11 +71,13 @@ def worker(root: str, name: str, start: float, until: float, out: mp.Queue) -> N
     claims = decisions = 0
     claim_s = decide_s = 0.0
     k = 0
+    drained = False
     while time.time() < until:
         t0 = time.perf_counter()
         it = q.next(lease=60)
         t1 = time.perf_counter()
         if it is None:
+            drained = True
             break
         claims += 1
         claim_s += t1 - t0
@@ -75,18 +85,36 @@ def worker(root: str, name: str, start: float, until: float, out: mp.Queue) -> N
         decide_s += time.perf_counter() - t1
         decisions += 1
         k += 1
-    out.put((claims, decisions, claim_s, decide_s))
+    out.put((claims, decisions, claim_s, decide_s, drained))
     store.close()
 
 
-def measure(workers: int, items: int, seconds: float) -> dict[str, float]:
+def raw_worker(root: str, name: str, start: float, until: float, out: mp.Queue) -> None:
+    from scale import _raw_loop  # bench/scale.py: the bare statements, same process model
+
+    ids, claim_s, decide_s, drained = _raw_loop(root, name, start, until)
+    out.put((len(ids), len(ids), claim_s, decide_s, drained))
+
+
+def open_left(root: Path) -> int:
+    from pincite.store import SQLiteStore
+
+    store = SQLiteStore(root)
+    try:
+        return sum(1 for it in store.review_items("t") if it["state"] == "open")
+    finally:
+        store.close()
+
+
+def measure(loop: str, workers: int, items: int, seconds: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as d:
         root = Path(d) / "store"
         setup(root, items)
         ctx = mp.get_context("spawn")
         out: mp.Queue = ctx.Queue()
         start = time.time() + 3.0 + 0.5 * workers  # let every process import first
-        procs = [ctx.Process(target=worker, args=(str(root), f"w{i}", start, start + seconds, out))
+        target = worker if loop == "pincite" else raw_worker
+        procs = [ctx.Process(target=target, args=(str(root), f"w{i}", start, start + seconds, out))
                  for i in range(workers)]
         for p in procs:
             p.start()
@@ -95,7 +123,8 @@ def measure(workers: int, items: int, seconds: float) -> dict[str, float]:
             p.join()
         claims = sum(r[0] for r in res)
         decisions = sum(r[1] for r in res)
-        return {"workers": workers, "claims": claims, "decisions": decisions,
+        return {"loop": loop, "workers": workers, "claims": claims, "decisions": decisions,
+                "drained": any(r[4] for r in res), "left": open_left(root),
                 "claims_per_s": claims / seconds, "decisions_per_s": decisions / seconds,
                 "ms_per_claim": 1000 * sum(r[2] for r in res) / max(claims, 1),
                 "ms_per_decision": 1000 * sum(r[3] for r in res) / max(decisions, 1)}
@@ -103,7 +132,7 @@ def measure(workers: int, items: int, seconds: float) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--items", type=int, default=5000)
+    ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 8])
     args = ap.parse_args()
@@ -111,13 +140,16 @@ def main() -> None:
     print(f"review queue on SQLite (WAL, synchronous=FULL): {args.items} open items, "
           f"{args.seconds:g} s per run; claim = BEGIN IMMEDIATE + conditional UPDATE, "
           "decision = item + field record + label in one transaction")
-    print("peer: none — there is no library for review queues to compare with")
-    print(f"{'workers':>7} {'claims':>7} {'decisions':>9} {'claims/s':>9} {'decisions/s':>11} "
-          f"{'ms/claim':>9} {'ms/decision':>11}")
-    for w in args.workers:
-        r = measure(w, args.items, args.seconds)
-        print(f"{r['workers']:>7} {r['claims']:>7} {r['decisions']:>9} {r['claims_per_s']:>9.1f} "
-              f"{r['decisions_per_s']:>11.1f} {r['ms_per_claim']:>9.2f} {r['ms_per_decision']:>11.2f}")
+    print("peer: none — there is no library for review queues; beside it, the raw-SQL loop")
+    print(f"{'loop':<8} {'workers':>7} {'claims':>7} {'decisions':>9} {'claims/s':>9} {'decisions/s':>11} "
+          f"{'ms/claim':>9} {'ms/decision':>11} {'left':>7}")
+    for loop in ("pincite", "raw SQL"):
+        for w in args.workers:
+            r = measure(loop, w, args.items, args.seconds)
+            flag = "  DRAINED: not a rate" if r["drained"] else ""
+            print(f"{loop:<8} {r['workers']:>7} {r['claims']:>7} {r['decisions']:>9} "
+                  f"{r['claims_per_s']:>9.1f} {r['decisions_per_s']:>11.1f} {r['ms_per_claim']:>9.2f} "
+                  f"{r['ms_per_decision']:>11.2f} {r['left']:>7}{flag}")
 
 
 if __name__ == "__main__":

@@ -321,3 +321,21 @@ def test_two_connections_never_claim_one_item(pg_url, tmp_path):
         assert claim(again, "cat", 2)["id"] == held  # committed nothing: free again
     finally:
         again.close()
+
+
+def test_a_fresh_queue_is_claimed_through_the_queue_order_index(pg_url, tmp_path):
+    """A queue filled a moment ago has no statistics yet: the claim must still walk the
+    queue-order index (not pick every open item by source and sort them)."""
+    from pincite.store.postgres import PostgresStore
+    from pincite.store.postgres.pg_connection import transaction
+    from pincite.store.postgres.pg_review_sql import SQL_NEXT_CLAIMABLE
+
+    store = PostgresStore(pg_url, root=tmp_path)
+    try:
+        store.save_extraction("t", run(), [], [entry(i) for i in range(20_000)], T0)
+        p = {"tenant": "t", "now": ts(1), "visible": ["doc.md"], "field": None, "closed": []}
+        with transaction(store.conn, "t") as c:
+            plan = "\n".join(r[0] for r in c.execute("EXPLAIN " + SQL_NEXT_CLAIMABLE, p))
+        assert "review_queue_order" in plan and "Sort" not in plan, plan
+    finally:
+        store.close()

@@ -84,8 +84,11 @@ CREATE TABLE review_settings (
 _EVIDENCE_SOURCE = "left(rtrim(e ->> 'doc_id', '0123456789'), -2)"
 # An item is visible when its source and every source its evidence cites are in the
 # principal's visible set (%(visible)s, an array of source ids).
+# (`source_id || ''` keeps the planner on the queue-order index: picking by source and
+# sorting every open item is what it would choose for a fresh queue with no statistics
+# yet — SQLite's `+q.source_id` for the same reason.)
 _VISIBLE = (
-    "q.source_id = ANY(%(visible)s::text[]) AND NOT EXISTS ("
+    "(q.source_id || '') = ANY(%(visible)s::text[]) AND NOT EXISTS ("
     f"SELECT 1 FROM json_array_elements(q.evidence::json) e WHERE NOT ({_EVIDENCE_SOURCE} "
     "= ANY(%(visible)s::text[])))"
 )

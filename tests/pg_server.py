@@ -62,6 +62,9 @@ class PgServer:
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
     server = PgServer(tmp_path_factory.mktemp("pg") / "data")
+    # Each store's derived files go to a cache directory per machine (`$PINCITE_CACHE`,
+    # else ~/.cache/pincite): the tests' go to this session's temp dir, not the home.
+    os.environ["PINCITE_CACHE"] = str(tmp_path_factory.mktemp("pg-cache"))
     yield server
 
 

@@ -7,7 +7,6 @@ import io
 import re
 import time
 import zipfile
-from pathlib import Path
 
 import docx
 import openpyxl
@@ -416,12 +415,12 @@ def test_markdown_header_row_and_intro_clause() -> None:
 # ---- citations --------------------------------------------------------------------------
 
 
-def test_cell_citation_verifies_and_reparse_keeps_old_layer(tmp_path: Path) -> None:
+def test_cell_citation_verifies_and_reparse_keeps_old_layer(store_url: str) -> None:
     from pincite.cite.verifier import Verifier, citation_for
     from pincite.sources.ingest import Ingestor, reparse_revision
     from pincite.store import open_store
 
-    store = open_store(tmp_path / "store")
+    store = open_store(store_url)
     try:
         data = b"Line,FY2024,FY2023\nRevenue,10,9\n"
         sha = hashlib.sha256(data).hexdigest()

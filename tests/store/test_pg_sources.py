@@ -284,3 +284,38 @@ def test_the_wall_holds_when_a_query_forgets_its_tenant_filter(store, pg_url):
             assert c.execute("SELECT count(*) FROM blobs").fetchone()[0] == 2
     finally:
         conn.close()
+
+
+RACER = """
+import sys, time
+from tests.store.test_pg_sources import commit
+from pincite.store.postgres import PostgresStore
+url, sha, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+s = PostgresStore(url)
+s.blobs.put("acme", b"x")  # warm: connection open, role set
+time.sleep(max(0.0, start - time.time()))
+for i in range(5):
+    rev, status = commit(s, sha[:-1] + str(i), at=f"2026-01-01T00:00:0{i}Z")
+    print(rev.revision_id, status)
+s.close()
+"""
+
+
+def test_processes_committing_to_one_source_at_once_number_every_revision_once(pg_url):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    start = time.time() + 3
+    procs = [subprocess.Popen([sys.executable, "-c", RACER, pg_url, str(n) * 64, str(start)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             for n in range(4)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], [e for _, e in outs]
+    ids = sorted(line.split()[0] for o, _ in outs for line in o.splitlines())
+    assert ids == sorted(f"r{n}" for n in range(1, 21))  # 20 commits, 20 numbers, none twice
+    store = PostgresStore(pg_url)
+    with store.read("acme") as c:
+        assert c.execute("SELECT count(*) FROM revisions WHERE valid_to IS NULL").fetchone() == (1,)
+    store.close()

@@ -180,3 +180,55 @@ def test_redact(url, shown):
 def test_a_connection_as_the_app_role_cannot_touch_the_schema(store):
     with store.write("acme") as c, pytest.raises(psycopg.errors.InsufficientPrivilege):
         c.execute("DROP TABLE blobs")
+
+
+def test_derived_files_go_to_a_cache_dir_per_database_under_pincite_cache(pg_server, tmp_path,
+                                                                          monkeypatch):
+    from pincite.store.postgres.pg_backend import cache_root
+
+    monkeypatch.setenv("PINCITE_CACHE", str(tmp_path / "cache"))
+    a, b = pg_server.fresh_database(), pg_server.fresh_database()
+    store = PostgresStore(with_password(a, "hunter2"))
+    try:
+        assert store.root.parent == tmp_path / "cache" and store.root.is_dir()
+        assert store.root == cache_root(a)  # the password is not part of its name
+        assert cache_root(b) != store.root
+        assert "hunter2" not in str(store.root)
+    finally:
+        store.close()
+
+
+def _others(url: str, want: int | None = None) -> int:
+    """Return how many other sessions the database has (waiting up to 5 s for `want`: a
+    closed connection's backend exits a moment after the client hangs up)."""
+    import time
+
+    for _ in range(50):
+        n = owner_sql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                           "current_database() AND pid <> pg_backend_pid()")[0][0]
+        if want is None or n == want:
+            break
+        time.sleep(0.1)
+    return n
+
+
+def test_close_ends_every_threads_connection_and_so_does_dropping_the_store(pg_url):
+    import gc
+    import threading
+
+    for drop in (False, True):
+        store = PostgresStore(pg_url)
+        workers = [threading.Thread(target=store.sources, args=("acme",)) for _ in range(3)]
+        for t in workers:
+            t.start()
+            t.join()
+        store.sources("acme")
+        assert _others(pg_url) == 4  # three threads' connections and this one's
+        if drop:
+            del store, workers
+            gc.collect()
+        else:
+            store.close()
+            assert store.sources("acme") == []  # a later call opens a new one
+            store.close()
+        assert _others(pg_url, want=0) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -72,6 +73,8 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
         self._local = threading.local()
         self._opened: list[Any] = []  # every thread's connection, so `close` ends them all
         self._opened_lock = threading.Lock()
+        # A store dropped without `close()` (a worker thread's, a test's) still ends them.
+        weakref.finalize(self, _close_all, self._opened, self._opened_lock)
 
     # ---- connection and transactions ----------------------------------------------
 
@@ -83,7 +86,7 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
             conn = connect(self.url)
             self._local.conn = conn
             with self._opened_lock:
-                self._opened = [c for c in self._opened if not c.closed] + [conn]
+                self._opened[:] = [c for c in self._opened if not c.closed] + [conn]
         return conn
 
     def write(self, tenant: str = ALL_TENANTS) -> Any:
@@ -110,8 +113,14 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
     def close(self) -> None:
         """Close the connections every thread opened through this store (a later call
         opens a new one)."""
-        with self._opened_lock:
-            opened, self._opened = self._opened, []
-        for conn in opened:
-            conn.close()
+        _close_all(self._opened, self._opened_lock)
         self._local.conn = None
+
+
+def _close_all(opened: list[Any], lock: threading.Lock) -> None:
+    """Close and forget every connection in `opened`."""
+    with lock:
+        conns = list(opened)
+        opened.clear()
+    for conn in conns:
+        conn.close()

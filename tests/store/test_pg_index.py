@@ -96,6 +96,12 @@ def test_a_small_universe_is_scanned_exactly_and_scores_are_float32_inner_produc
     assert sorted(got.positions[np.argsort(-got.scores)[:10]].tolist()) == sorted(top.tolist())
     assert got.scores.dtype == np.float32
     np.testing.assert_allclose(got.scores, want[got.positions], rtol=0, atol=2e-6)
+    keep: dict = {}  # the caller's per-universe cache: U's rows gathered once
+    for q2 in (q, vecs[7]):
+        kept = store.dense_candidates(g, scope, u, q2, 10, keep=keep)
+        assert kept.path == "exact" and kept.positions.tolist() == list(range(len(u)))
+        assert np.array_equal(kept.scores, np.ascontiguousarray(vecs[u]) @ q2)  # numpy's
+    assert keep["matrix"].shape == (len(u), 24)
     assert store.dense_plan(g, scope, u, q, 10) == ([], {})
 
 
@@ -248,3 +254,36 @@ def test_a_missing_hnsw_index_fails_the_check(store, pg_url):
     with psycopg.connect(pg_url, autocommit=True) as c:
         c.execute(f"DROP INDEX gen_vectors_hnsw_{gen}")
     assert store.vector_problems(g) == [f"HNSW index gen_vectors_hnsw_{gen} is missing or invalid"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_both_backends_refuse_non_finite_or_misshapen_vectors(backend, pg_url, tmp_path):
+    from pincite.errors import UsageError
+    from pincite.store import open_store
+
+    s = open_store(pg_url if backend == "postgresql" else tmp_path / "s")
+    try:
+        chunks = [_chunk(i) for i in range(3)]
+        gen = s.new_generation("t:1", "t")
+        bad = np.ones((3, 4), dtype=np.float32)
+        bad[1, 2] = np.nan
+        for vectors in (bad, np.ones((2, 4), dtype=np.float32), np.ones(4, dtype=np.float32)):
+            with pytest.raises(UsageError, match="finite numbers"):
+                s.save_vectors(gen, chunks, vectors, AnnPolicy())
+        sha, record = s.save_vectors(gen, chunks, np.ones((3, 4), dtype=np.float32), AnnPolicy())
+        s.finish_generation(gen, "ready", {"vector_index": record}, 3, 4, sha, "")
+        g = s.generation(gen)
+        scope = AuthScope(gen, "acme", ("*",))
+        u = np.arange(3, dtype=np.int64)
+        for q in (np.array([1, np.inf, 0, 0], dtype=np.float32), np.ones(5, dtype=np.float32)):
+            with pytest.raises(UsageError, match="query vector must be 4 finite numbers"):
+                s.dense_candidates(g, scope, u, q, 10)
+    finally:
+        s.close()
+
+
+def _chunk(i: int):
+    from pincite.store.index_records import ChunkRecord
+
+    return ChunkRecord(f"c{i:031d}", "acme", "a", "r1", "plain", "p1", "paragraph", 0, 1, "p",
+                       None, (), "p", None, None, "en", (), "x", f"d{i}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import AnnUnavailable
+from ..errors import AnnUnavailable, UsageError
 from .ann import AnnPolicy, Graph, search
 from .lru import LRU
 
@@ -110,3 +110,23 @@ def universe_filter(universe: np.ndarray, end: int) -> Callable[[int], bool]:
     test: Callable[[int], bool] = mask.__getitem__
     _FILTERS.put(key, (universe, size, test))
     return test
+
+
+def checked_query(query: np.ndarray, dimension: int) -> np.ndarray:
+    """Return `query` as float32 if it is `dimension` finite numbers, else raise UsageError
+    (every backend refuses the same queries)."""
+    q = np.asarray(query, dtype=np.float32)
+    if q.shape != (dimension,) or not np.isfinite(q).all():
+        raise UsageError(f"the query vector must be {dimension} finite numbers; got shape "
+                         f"{q.shape}{'' if np.isfinite(q).all() else ' with a non-finite value'}")
+    return q
+
+
+def checked_rows(vectors: np.ndarray, n: int) -> np.ndarray:
+    """Return `vectors` as float32 if they are `n` rows of finite numbers, else raise
+    UsageError (a NaN would poison every score of the generation)."""
+    v = np.asarray(vectors, dtype=np.float32)
+    if v.ndim != 2 or v.shape[0] != n or not np.isfinite(v).all():
+        raise UsageError(f"a generation's vectors must be {n} rows of finite numbers; got "
+                         f"shape {v.shape}")
+    return v

@@ -125,13 +125,13 @@ class PgAuthorizedReads:
         `StoreError` (search degrades to its other channel)."""
         if not terms:
             return Postings()
-        if not self.postings_exist(scope.gen_id):
-            raise StoreError(f"generation {scope.gen_id} has no packed postings; "
-                             "build a new generation")
-        u = self._universe(scope)["ord"]
-        if not len(u):
-            return Postings()
-        with self.read(scope.tenant) as c:
+        with self.read(scope.tenant) as c:  # one transaction: the calls below join it
+            if not self.postings_exist(scope.gen_id):
+                raise StoreError(f"generation {scope.gen_id} has no packed postings; "
+                                 "build a new generation")
+            u = self._universe(scope)["ord"]
+            if not len(u):
+                return Postings()
             got = read_postings(c, scope.gen_id, scope.tenant, list(terms))
         masks = []
         for ords in got.ords:

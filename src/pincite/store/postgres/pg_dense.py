@@ -3,13 +3,15 @@ one HNSW index per generation, and candidate queries with the authorized univers
 inside them (`pg_dense_sql`).
 
 A query chooses its way as the embedded backend does (`dense_channel.use_graph`, the
-generation's recorded `AnnPolicy`, with `exact_max_rows` at most `EXACT_MAX_ROWS`): the
-exact scan of U when U is small or a small
+generation's recorded `AnnPolicy`): the exact scan of U when U is small or a small
 fraction of the tenant's rows, else the HNSW index scan with U's predicate as its
 filter and pgvector's iterative scan on (`relaxed_order`), so a selective filter does
 not starve the scan; the scan collects `AnnPolicy.walk_size` rows of U (hnswlib's ef
 on the embedded backend), and one that reaches fewer than min(depth, |U|) falls back to
-the exact scan, flagged. Scores are the float32 inner products pgvector computes.
+the exact scan, flagged. The exact scan gathers U's rows once (one statement over U's
+ords) into a float32 matrix the caller keeps with its cached U, and scores it with numpy
+as the embedded backend does; without such a cache it is scored in SQL. Scores are
+float32 inner products (pgvector's on the index path).
 The digest of a generation's vectors is the embedded backend's: sha256 of the n x d
 little-endian float32 rows by ord, a purged row being zeros.
 """
@@ -21,18 +23,18 @@ import struct
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ...errors import VectorsUnavailable
 from ..ann import INDEX_SCHEMA, SCHEMA_VERSION, AnnPolicy, policy_of
-from ..dense_channel import DenseCandidates, use_graph
+from ..dense_channel import DenseCandidates, checked_query, checked_rows, use_graph
 from ..index_records import AuthScope, ChunkRecord, GenerationRow
 from .pg_connection import connect
 from .pg_dense_sql import (
     SET_SCAN,
+    SQL_GATHER,
     SQL_HAS_VECTORS,
     SQL_INDEX_VALID,
     SQL_VECTOR_COUNT,
@@ -53,10 +55,7 @@ MAX_EF_SEARCH = 1000  # pgvector's limit
 ANALYZE = ("ANALYZE gen_vectors, generation_chunks, gen_lex, gen_postings, chunks, acl_entries, "
            "revisions, tombstones")
 MIN_SCAN_TUPLES = 20_000
-# The exact scan reads U's rows one index probe each (~10 us a row here, against ~0.05 us
-# for the embedded backend's mapped file), so above this many rows of U the index scan
-# answers whenever the policy's fraction allows it (measured: bench/pg_recall.py).
-EXACT_MAX_ROWS = 2_000  # pgvector's default hnsw.max_scan_tuples
+MAX_CACHED_MATRIX_BYTES = 64 << 20  # U's rows gathered once and kept with the cached U  # pgvector's default hnsw.max_scan_tuples
 BUILD_MEMORY = "1GB"  # maintenance_work_mem while an HNSW index is built
 
 
@@ -105,7 +104,7 @@ class PgVectors:
         """Store a generation's vectors (row = ord) and, when it holds at least
         `ann.min_vectors` of them, build its HNSW index; return (sha256 of the n x d
         float32 rows, the manifest's `vector_index` record)."""
-        vectors = np.ascontiguousarray(vectors, dtype="<f4")
+        vectors = np.ascontiguousarray(checked_rows(vectors, len(chunks)), dtype="<f4")
         sha = hashlib.sha256(vectors.tobytes()).hexdigest()
         with self.write("*") as c, c.cursor() as cur:
             cur.adapters.register_dumper(np.ndarray, vector_dumper(c))
@@ -202,6 +201,7 @@ class PgVectors:
         """Score U for `query` inside PostgreSQL: the HNSW index scan with U's predicate
         as its filter, or the exact scan of U (see the module docstring). Returns
         positions in `universe` (U's sorted ords) and float32 similarities."""
+        query = checked_query(query, g.dimension)
         why = None
         with self.read(scope.tenant) as c:
             plan = self._index_plan(c, g, scope, universe, query, depth, exact)
@@ -213,6 +213,12 @@ class PgVectors:
                     return DenseCandidates(got[0], got[1], "ann", k)
                 why = (f"the index scan reached fewer than "
                        f"{min(depth, len(universe))} authorized rows")
+            if keep is not None and len(universe) * g.dimension * 4 <= MAX_CACHED_MATRIX_BYTES:
+                matrix = keep.get("matrix")
+                if matrix is None:
+                    matrix = keep["matrix"] = self._gather(c, g, scope.tenant, universe)
+                return DenseCandidates(np.arange(len(universe)), np.asarray(matrix @ query),
+                                       "exact", 0, why)
             sql, params = sql_dense_exact(g.gen_id, scope.tenant, universe.tolist(),
                                           max(1, min(depth, len(universe))), literal(query))
             rows = c.execute(sql, params).fetchall()
@@ -222,6 +228,19 @@ class PgVectors:
                                          "rebuild the generation (pincite index build)")
             pos, scores = _positions(universe, rows)
         return DenseCandidates(pos, scores, "exact", 0, why)
+
+    def _gather(self, c: Any, g: GenerationRow, tenant: str, universe: np.ndarray) -> np.ndarray:
+        """U's rows of the generation's vectors as one float32 matrix (the exact scan's
+        input, kept by the caller with U): one statement, the rows of U's ords only."""
+        row = c.execute(SQL_GATHER, (universe.tolist(), g.gen_id, tenant)).fetchone()
+        ords = np.asarray(row[0] or [], dtype=np.int64)
+        if len(universe) and not len(ords):
+            raise VectorsUnavailable(f"the vectors of generation {g.gen_id} are missing; "
+                                     "rebuild the generation (pincite index build)")
+        data = np.frombuffer(bytes(row[1] or b""), dtype=">f4").reshape(len(ords), g.dimension)
+        matrix = np.zeros((len(universe), g.dimension), dtype=np.float32)
+        matrix[np.searchsorted(universe, ords)] = data  # a purged row stays zero
+        return matrix
 
     def _index_plan(self, c: Any, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
                     query: np.ndarray, depth: int, exact: bool
@@ -233,8 +252,7 @@ class PgVectors:
             return None
         row = c.execute(SQL_GEN_TENANT, (g.gen_id, scope.tenant)).fetchone()
         size = int(row[1]) if row else 0
-        if not use_graph(replace(pol, exact_max_rows=min(pol.exact_max_rows, EXACT_MAX_ROWS)),
-                         len(universe), size, exact):
+        if not use_graph(pol, len(universe), size, exact):
             return None
         k = pol.walk_size(depth, len(universe), size)
         tuples = max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1))

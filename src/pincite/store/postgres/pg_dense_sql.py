@@ -57,6 +57,10 @@ def hnsw_drop(gen_id: str) -> str:
 SQL_INDEX_VALID = ("SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
                    "WHERE c.relname = %s")
 SQL_VECTORS_OF = "SELECT ord, vector_send(embedding) FROM gen_vectors WHERE gen_id=%s ORDER BY ord"
+SQL_GATHER = ("SELECT array_agg(v.ord ORDER BY v.ord), "
+              "string_agg(substring(vector_send(v.embedding) FROM 5), ''::bytea ORDER BY v.ord) "
+              "FROM gen_vectors v JOIN unnest(%s::int[]) AS u(ord) ON u.ord = v.ord "
+              "WHERE v.gen_id = %s AND v.tenant = %s")
 SQL_HAS_VECTORS = "SELECT 1 FROM gen_vectors WHERE gen_id=%s AND tenant=%s LIMIT 1"
 SQL_VECTOR_COUNT = "SELECT count(*) FROM gen_vectors WHERE gen_id=%s"
 SQL_VECTORS_DELETE = "DELETE FROM gen_vectors WHERE gen_id=%s AND ord = ANY(%s)"

@@ -23,7 +23,7 @@ from ..ann import (
 from ..ann import Graph as AnnGraph
 from ..ann import load as load_graph
 from ..blobs import sha256_file
-from ..dense_channel import DenseCandidates, dense_candidates
+from ..dense_channel import DenseCandidates, checked_query, checked_rows, dense_candidates
 from ..index_records import AuthScope, ChunkRecord, GenerationRow
 from ..vectors import generation_dir, load_vectors, vectors_path, write_vectors, zero_rows
 
@@ -72,6 +72,7 @@ class VectorFiles:
                      ann: AnnPolicy) -> tuple[str, dict[str, Any]]:
         """Write a generation's vectors (row = ord) and its tenants' ANN graphs; return
         (sha256 of the n x d float32 rows, the manifest's `vector_index` record)."""
+        vectors = checked_rows(vectors, len(chunks))
         sha = write_vectors(vectors_path(self.root, gen_id), vectors)
         started = time.perf_counter()
         parts = build_partitions(generation_dir(self.root, gen_id), vectors,
@@ -108,6 +109,7 @@ class VectorFiles:
         """Score U (`universe`: its sorted ords, from `authorized_rows`) for `query`: the
         exact scan of its rows, or the tenant's graph walked with U as its filter
         (`store.dense_channel`); scores are float32 inner products."""
+        query = checked_query(query, g.dimension)
         vecs = load_vectors(vectors_path(self.root, g.gen_id), g.n_chunks, g.dimension)
         part = next((p for p in partitions_of(g.manifest) if p.tenant == scope.tenant), None)
         pol = policy_of(g.manifest)

@@ -318,6 +318,9 @@ def _ingest_worker(url: str, share: list[tuple[str, bytes, int]], start: float, 
 
 
 def measure_ingest(url: str, files: list[tuple[str, bytes, int]], workers: int) -> dict[str, Any]:
+    from pincite.store import open_store
+
+    open_store(url, create=True).close()  # the schema first, not raced by the workers
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     start = time.time() + 5.0 + 0.8 * workers

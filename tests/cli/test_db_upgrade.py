@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from pincite.store.postgres.pg_connection import schema_version
+from pincite.store.postgres.pg_connection import redact, schema_version
 from pincite.store.postgres.pg_schema import PG_MIGRATIONS
 from pincite.store.sqlite.backend import MIGRATIONS
 from tests.commands import invoke
@@ -25,7 +25,7 @@ def test_upgrade_creates_then_reports_current_on_postgresql(pg_server):
     url = pg_server.fresh_database(migrated=False)
     first = invoke("db", "upgrade", "--json", env={"PINCITE_STORE": url})
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout) == {"store": url.replace("postgres:@", "postgres:***@"),
+    assert json.loads(first.stdout) == {"store": redact(url),
                                         "backend": "postgresql", "before": 0,
                                         "after": len(PG_MIGRATIONS), "changed": True}
     again = invoke("--store", url, "db", "upgrade")

@@ -139,6 +139,7 @@ def test_synthetic_decisions_give_the_hand_computed_curve_and_table(tmp_path, st
     # a table from explicit shares and errors (same arithmetic)
     rows = threshold_table(50, [0.2, 0.2, 0.2, 0.2, 0.2], [1, 1, 1, 1, 0], taus=[0.95])
     assert rows[0].errors_shown_per_day == 0 and rows[0].reviewed_per_day == 40
+    store.close()
 
 
 def test_calibrated_thresholds_switch_on_at_the_minimum_label_count(tmp_path, store_url):

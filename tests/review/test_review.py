@@ -71,6 +71,7 @@ def test_claims_follow_queue_order_and_leases_expire(tmp_path, store_url):
         q3.decide(it["id"], "reject")
     assert order == [i for i in expected if i not in (expected[0], got["id"])]
     assert q3.next() is None
+    store.close()
 
 
 def test_decisions_close_the_loop_on_the_tender(tmp_path, store_url):
@@ -200,6 +201,7 @@ def test_rubber_stamps_open_an_incident_that_holds_labels_out_of_calibration(tmp
     assert len(store.review_labels("t", for_calibration=True)) == 8
     with pytest.raises(NotFound):
         lead.clear_incident(inc)
+    store.close()
 
 
 def test_reviewers_see_only_what_their_acl_allows_and_revoked_decisions_are_refused(tmp_path, store_url):
@@ -223,6 +225,7 @@ def test_reviewers_see_only_what_their_acl_allows_and_revoked_decisions_are_refu
     assert q.next() is None and q.items() == []
     legal = ReviewQueue(store, Principal.parse("t:lee:legal"))
     assert len(legal.items()) == 5
+    store.close()
 
 
 def test_cli_review_list_next_decide(tmp_path, store_url):
@@ -300,6 +303,7 @@ def test_review_routes_answer_errors_with_one_envelope(tmp_path, store_url):
     assert client.get("/reliability.svg").content.startswith(b"<?xml")
     assert client.get("/calibration.json").json()["all"]["labels"] == 1
     assert [it["id"] for it in client.get("/items.json").json()] == [ids[1], ids[0]]
+    store.close()
 
 
 def test_a_reviewed_record_stands_on_a_rerun_and_yields_to_a_new_revision(tmp_path, store_url):

@@ -42,6 +42,7 @@ def test_calibration_and_metrics_count_only_readable_documents(tmp_path, store_u
     assert metrics["calibration"]["all"]["labels"] == 3 and metrics["abstention"]["labels"] == 3
     assert sum(b["n"] for b in metrics["per_bin"]) == 3
     lib.close()
+    store.close()
 
 
 def test_only_another_review_admin_clears_an_incident(tmp_path, store_url):
@@ -65,6 +66,7 @@ def test_only_another_review_admin_clears_an_incident(tmp_path, store_url):
     assert not store.review_incidents("t")[0]["cleared_at"]
     boss.clear_incident(incident)
     assert store.review_incidents("t")[0]["cleared_by"] == "boss"
+    store.close()
 
 
 def test_settings_need_review_admin_and_finite_values_in_range(tmp_path, store_url):
@@ -83,6 +85,7 @@ def test_settings_need_review_admin_and_finite_values_in_range(tmp_path, store_u
     assert admin.settings().to_dict() == {"audit_fraction": 0.0, "stamp_run": 5,
                                           "stamp_seconds": 10.0}
     assert admin.set_settings(stamp_seconds=3.5).stamp_seconds == 3.5
+    store.close()
 
 
 def test_review_settings_command_refuses_nan_and_non_admins(tmp_path, store_url):

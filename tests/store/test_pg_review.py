@@ -152,6 +152,22 @@ def test_field_confidences_and_all_records(rstore):
         ("case-1", ["doc.md", "extra.md"], "term")]
 
 
+def test_non_finite_confidences_read_back_alike(rstore):
+    """SQLite stores a NaN REAL as NULL and keeps infinities; PostgreSQL must answer the same."""
+    nan, inf = float("nan"), float("inf")
+    q = entry(1)
+    rstore.save_extraction("t", run(), [record("fee", 5, conf=nan), record("cap", 1, conf=inf)],
+                           [QueueEntry(**{**{f: getattr(q, f) for f in q.__slots__}, "confidence": nan})],
+                           T0)
+    assert rstore.review_items("t")[0]["confidence"] is None
+    assert rstore.field_confidences("t") == [
+        {"field": "cap", "extractor_version": "1.0", "confidence": inf, "outcome": "show",
+         "source_ids": ["doc.md"]}]  # the NaN one has no confidence: left out
+    rstore.add_review_labels("t", [LabelRow("fee", "1.0", nan, True, decided_at=T0, seconds=nan)])
+    (label,) = rstore.review_labels("t")
+    assert label["confidence"] is None and label["seconds"] is None
+
+
 # ---- claims -------------------------------------------------------------------------------
 
 

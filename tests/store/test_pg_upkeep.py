@@ -196,3 +196,40 @@ def test_derived_files_go_to_a_cache_dir_per_database_under_pincite_cache(pg_ser
         assert "hunter2" not in str(store.root)
     finally:
         store.close()
+
+
+def _others(url: str, want: int | None = None) -> int:
+    """Return how many other sessions the database has (waiting up to 5 s for `want`: a
+    closed connection's backend exits a moment after the client hangs up)."""
+    import time
+
+    for _ in range(50):
+        n = owner_sql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                           "current_database() AND pid <> pg_backend_pid()")[0][0]
+        if want is None or n == want:
+            break
+        time.sleep(0.1)
+    return n
+
+
+def test_connections_end_with_their_thread_with_close_and_with_the_store(pg_url):
+    import gc
+    import threading
+
+    for drop in (False, True):
+        store = PostgresStore(pg_url)
+        workers = [threading.Thread(target=store.sources, args=("acme",)) for _ in range(3)]
+        for t in workers:
+            t.start()
+            t.join()
+        assert _others(pg_url, want=0) == 0  # a thread's connection ends with the thread
+        store.sources("acme")
+        assert _others(pg_url) == 1
+        if drop:
+            del store, workers
+            gc.collect()
+        else:
+            store.close()
+            assert store.sources("acme") == []  # a later call opens a new one
+            store.close()
+        assert _others(pg_url, want=0) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -72,19 +73,23 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
         self._local = threading.local()
         self._opened: list[Any] = []  # every thread's connection, so `close` ends them all
         self._opened_lock = threading.Lock()
+        # A store dropped without `close()` (a worker thread's, a test's) still ends them.
+        weakref.finalize(self, _close_all, self._opened, self._opened_lock)
 
     # ---- connection and transactions ----------------------------------------------
 
     @property
     def conn(self) -> Any:
-        """Return this thread's connection (opened on first use, acting as the app role)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            conn = connect(self.url)
-            self._local.conn = conn
+        """Return this thread's connection (opened on first use, acting as the app role;
+        closed when the thread ends, or by `close`)."""
+        held = getattr(self._local, "held", None)
+        if held is None or held.conn.closed:
+            held = _Held(connect(self.url))
+            weakref.finalize(held, held.conn.close)  # the thread's end drops `held`
+            self._local.held = held
             with self._opened_lock:
-                self._opened = [c for c in self._opened if not c.closed] + [conn]
-        return conn
+                self._opened[:] = [c for c in self._opened if not c.closed] + [held.conn]
+        return held.conn
 
     def write(self, tenant: str = ALL_TENANTS) -> Any:
         """Run a block in one transaction for `tenant`: all of it commits, or none of it."""
@@ -110,8 +115,23 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
     def close(self) -> None:
         """Close the connections every thread opened through this store (a later call
         opens a new one)."""
-        with self._opened_lock:
-            opened, self._opened = self._opened, []
-        for conn in opened:
-            conn.close()
-        self._local.conn = None
+        _close_all(self._opened, self._opened_lock)
+        self._local.held = None
+
+
+class _Held:
+    """A thread's connection, held by that thread's locals only."""
+
+    __slots__ = ("__weakref__", "conn")
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+
+def _close_all(opened: list[Any], lock: threading.Lock) -> None:
+    """Close and forget every connection in `opened`."""
+    with lock:
+        conns = list(opened)
+        opened.clear()
+    for conn in conns:
+        conn.close()

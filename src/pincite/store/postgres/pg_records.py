@@ -9,6 +9,7 @@ converters (`item_from_row`, `record_row`): the two backends return the same obj
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -35,6 +36,17 @@ from .pg_records_sql import (
     sql_scrub_select,
     sql_scrub_update,
 )
+
+
+def real(x: float | None) -> float | None:
+    """Return a REAL column's value as SQLite stores it: NaN becomes NULL (PostgreSQL would
+    keep it), so both backends read back the same."""
+    return None if x is None or math.isnan(x) else x
+
+
+def record_values(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Return `record_row`'s values with the confidence (the 10th) as SQLite stores it."""
+    return (*row[:9], real(row[9]), *row[10:])
 
 
 def _case_sources(c: Any, tenant: str, case_id: str) -> set[str]:
@@ -74,16 +86,17 @@ class PgRecordTables:
                 tenant, run["run_id"], run["case_id"], run["schema_name"], run["schema_digest"],
                 json.dumps(run["extractor"], sort_keys=True), docs, at,
                 None if run.get("checks") is None else json.dumps(run["checks"], sort_keys=True)))
-            rows = [(*record_row(tenant, run["case_id"], r, set(run.get("source_ids", ())), at,
-                                 run_id=run["run_id"], version=extractor_key(r["extractor"]),
-                                 schema_name=run["schema_name"]), docs) for r in records]
+            rows = [(*record_values(record_row(
+                tenant, run["case_id"], r, set(run.get("source_ids", ())), at, run_id=run["run_id"],
+                version=extractor_key(r["extractor"]), schema_name=run["schema_name"])), docs)
+                for r in records]
             with c.cursor() as cur:
                 if rows:
                     cur.executemany(SQL_UPSERT_RECORD, rows)
                 entries = [(tenant, q.case_id, q.source_id, q.revision_id, q.doc_sha256, q.field,
                             q.reason, json.dumps(q.candidate, sort_keys=True, ensure_ascii=False),
                             json.dumps(q.evidence, ensure_ascii=False), int(q.hard), q.due_at,
-                            q.run_id, q.extractor_version, q.confidence, at) for q in queue]
+                            q.run_id, q.extractor_version, real(q.confidence), at) for q in queue]
                 if entries:
                     # one round trip per batch; rowcount of each statement tells what was new
                     cur.executemany(SQL_ENQUEUE, entries, returning=False)

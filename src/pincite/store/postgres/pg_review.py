@@ -20,6 +20,7 @@ from ...vocab import ClaimEnd, IncidentKind
 from ..sqlite.records_store import item_from_row, record_row
 from ..sqlite.review_store import DecideResult, LabelRow, StampRule, _label, seconds_between
 from .pg_connection import ALL_TENANTS
+from .pg_records import real, record_values
 from .pg_records_sql import ITEM_COLS, SQL_ITEM_FOR_UPDATE, SQL_REPLACE_RECORD
 from .pg_review_sql import (
     SQL_ALL_CLAIMS,
@@ -180,12 +181,12 @@ class PgReviewTables:
 
     def _upsert_record(self, c: Any, tenant: str, item: dict[str, Any],
                        record: dict[str, Any], at: str) -> None:
-        c.execute(SQL_REPLACE_RECORD, record_row(
+        c.execute(SQL_REPLACE_RECORD, record_values(record_row(
             tenant, item["case_id"], record, {item["source_id"]}, at,
             run_id=record["extractor"].get("run_id", item["run_id"]),
             version=(extractor_key(record["extractor"]) if record["extractor"].get("version")
                      else item["extractor_version"]),
-            schema_name=record.get("schema_name", "")))
+            schema_name=record.get("schema_name", ""))))
 
     def _stamp_check(self, c: Any, tenant: str, reviewer: str, now: str,
                      stamp: StampRule) -> int | None:
@@ -228,10 +229,10 @@ class PgReviewTables:
         """Store labelled examples that did not come through the queue (imported or
         synthetic); return how many were stored."""
         rows = [(tenant, None, lb.case_id, lb.source_id, lb.doc_sha256, lb.field,
-                 lb.extractor_version, lb.reason, int(lb.hard), lb.confidence, lb.decision,
+                 lb.extractor_version, lb.reason, int(lb.hard), real(lb.confidence), lb.decision,
                  int(lb.accepted), int(lb.not_stated), json.dumps(lb.candidate),
                  None if lb.corrected is None else json.dumps(lb.corrected), lb.reviewer, None,
-                 lb.decided_at, lb.seconds, None) for lb in labels]
+                 lb.decided_at, real(lb.seconds), None) for lb in labels]
         if rows:
             with self.write(tenant) as c, c.cursor() as cur:
                 cur.executemany(SQL_INSERT_LABEL, rows)

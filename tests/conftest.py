@@ -18,7 +18,7 @@ pytest_plugins = ["pytester", "tests.golden", "tests.loud_skips", "tests.pg_serv
 # The contract suite: every test that takes `lib` runs on each backend named here
 # ($PINCITE_TEST_STORES, comma-separated; both by default). A behaviour that differs
 # between the backends is a bug.
-STORES = [s for s in os.environ.get("PINCITE_TEST_STORES", "sqlite").split(",") if s]
+STORES = [s for s in os.environ.get("PINCITE_TEST_STORES", "sqlite,postgresql").split(",") if s]
 
 
 @pytest.fixture(params=STORES)

@@ -357,12 +357,12 @@ class Library(ReviewDesk):
 
     def ask(self, principal: Principal, question: str, *, as_of: str | None = None,
             filters: Mapping[str, Any] | None = None, embedder: Embedder | str | None = None,
-            reranker: Reranker | None = None) -> AskResult:
+            reranker: Reranker | None = None, generation: str | None = None) -> AskResult:
         """The passages that answer `question`, with verified citations, or not_found."""
         from .ask.answer import ask
 
         return ask(self.store, question, principal, as_of=as_of, filters=filters,
-                   embedder=_embedder(embedder), reranker=reranker)
+                   embedder=_embedder(embedder), reranker=reranker, generation=generation)
 
     def delete(self, principal: Principal, source_id: str, *, purge: bool = False) -> DeleteResult:
         """Delete a source (a tombstone, honoured at once); `purge` also removes its bytes."""

@@ -47,6 +47,10 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> dict:
     steps["diff"] = ok("release", "diff", store=store)
     steps["canary"] = ok("release", "canary", "g000002", "--cohort", "bid-team", store=store)
     steps["routes_in_canary"] = _routes(store)
+    # what the cohort's and the others' searches and asks are served from, through the CLI
+    steps["served_in_canary"] = {
+        (cmd, who): ok(cmd, "contrato", "--as", who, store=store).get("generation")
+        for cmd in ("search", "ask") for who in ("demo:ana:bids", "demo:marta:bids")}
     refused = invoke("release", "promote", "--approved-by", "bob", "--acceptance",
                      str(tmp / "acc.json"), store=store)
     steps["refused"] = refused

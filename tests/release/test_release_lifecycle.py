@@ -63,6 +63,12 @@ def test_the_canary_routes_its_cohort_only_until_promotion(released):
     assert set(released["routes_after_promote"].values()) == {None}
 
 
+def test_the_cli_serves_the_cohort_from_the_canary_and_the_others_from_the_published(released):
+    assert released["served_in_canary"] == {
+        ("search", "demo:ana:bids"): "g000002", ("search", "demo:marta:bids"): "g000001",
+        ("ask", "demo:ana:bids"): "g000002", ("ask", "demo:marta:bids"): "g000001"}
+
+
 def test_a_refused_promotion_switches_nothing(released):
     r = released["refused"]
     assert r.returncode == 1

@@ -138,11 +138,13 @@ def ask(store: Store, question: str, principal: Principal, *,
         filters: Filters | Mapping[str, Any] | None = None,
         embedder: Embedder | None = None, reranker: Reranker | None = None,
         budgets: Budgets | Mapping[str, Any] | None = None,
-        policy: RankingPolicy | None = None) -> AskResult:
-    """Return the passages that answer `question` with verified citations, or not_found."""
-    pol = policy or _policy_of(store, store.pointer()[0])
+        policy: RankingPolicy | None = None, generation: str | None = None) -> AskResult:
+    """Return the passages that answer `question` with verified citations, or not_found
+    (from `generation`, else the published one)."""
+    pol = policy or _policy_of(store, generation or store.pointer()[0])
     found = candidates(store, question, principal, as_of=as_of, filters=filters,
-                       embedder=embedder, reranker=reranker, budgets=budgets, policy=pol)
+                       embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
+                       generation=generation)
     return answer_from(found, pol)
 
 
@@ -199,12 +201,13 @@ def candidates(store: Store, question: str, principal: Principal, *,
                filters: Filters | Mapping[str, Any] | None = None,
                embedder: Embedder | None = None, reranker: Reranker | None = None,
                budgets: Budgets | Mapping[str, Any] | None = None,
-               policy: RankingPolicy | None = None) -> Found:
+               policy: RankingPolicy | None = None, generation: str | None = None) -> Found:
     """Search, read the retrieved passages into units, judge each against the question and
     embed the best (`MAX_EMBEDDED`, by coverage); return them all (no threshold applied)."""
-    pol = policy or _policy_of(store, store.pointer()[0])
+    pol = policy or _policy_of(store, generation or store.pointer()[0])
     bundle = search(store, question, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
-                    embedder=embedder, reranker=reranker, budgets=budgets, policy=pol)
+                    embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
+                    generation=generation)
     verifier = Verifier(store, principal)
     if BundleFlag.NO_GENERATION in bundle.flags:
         return Found(read_question(question, principal.tenant, ()), (), [], False, None,

@@ -218,11 +218,15 @@ def test_retrieval_sees_a_search_that_trusts_its_reranker(monkeypatch):
 
 
 def test_injection_sees_instructions_no_longer_detected(monkeypatch):
-    from pincite.ask import units
+    from pincite.ask import answer, units
     from pincite.extract import validate
 
     monkeypatch.setattr(units, "instruction_spans", lambda text: [])
     monkeypatch.setattr(validate, "instruction_spans", lambda text: [])
+    # `ask`'s tie rule is a second guard here: a payload naming the guarantee ties with the
+    # clause that states it, and `ask` abstains. Broken ties (the older rule: the higher
+    # cosine wins) let an undetected payload through, which the suite must see.
+    monkeypatch.setattr(answer, "_tied", lambda ranked: False)
     got = _run(prompt_injection.run_injection)
     assert _bad(got, prompt_injection.F_CITED) > 0 and _bad(got, prompt_injection.F_OBEYED) > 0
 

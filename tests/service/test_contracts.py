@@ -57,6 +57,7 @@ OPERATOR_ONLY = {
     ("release", "sample"): "samples queries and documents of every tenant",
     ("release", "status"): "the release state of the whole store",
     ("worker",): "a process of the deployment, not a request",
+    ("db", "upgrade"): "changes the schema every tenant is stored under",
 }
 # commands with --json a caller could use but that have no route yet: a known gap, listed
 # so that it stays visible (they landed beside the service, not before it)

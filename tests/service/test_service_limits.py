@@ -11,8 +11,7 @@ import time
 import httpx
 import pytest
 
-from pincite.errors import UsageError
-from pincite.service.refusals import RateLimited
+from pincite.errors import RateLimited, UsageError
 from pincite.service.throttle import TenantLimits, Throttle
 from tests.service.serving import running
 

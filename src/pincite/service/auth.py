@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import Unauthenticated
 from .keyring import KEY_PREFIX, KeyRing
 from .oidc import OidcVerifier
-from .refusals import Unauthenticated
 from .scopes import Caller
 
 MAX_CREDENTIAL = 8192

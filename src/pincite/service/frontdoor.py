@@ -21,10 +21,9 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..errors import PinciteError
+from ..errors import BodyTooLarge, PinciteError, RateLimited, RequestTimeout
 from .envelope import error_body
 from .guard import Guard
-from .refusals import BodyTooLarge, RateLimited, RequestTimeout
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

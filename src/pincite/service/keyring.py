@@ -27,9 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import NotFound, UsageError
+from ..errors import NotFound, Unauthenticated, UsageError
 from ..model import Principal
-from .refusals import Unauthenticated
 from .scopes import Scope, parse_scopes
 
 KEY_PREFIX = "pck_"

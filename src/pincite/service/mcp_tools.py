@@ -118,7 +118,7 @@ def bearer_gate(app: Any, auth: Authenticator, caller: Caller) -> Any:
         try:
             who = auth.bearer(headers.get("authorization"))
             if who.principal != caller.principal:
-                from .refusals import Unauthenticated
+                from ..errors import Unauthenticated
 
                 raise Unauthenticated("this server acts for another principal")
         except PinciteError as exc:

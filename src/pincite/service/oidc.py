@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingExtra, UsageError
+from ..errors import MissingExtra, Unauthenticated, UsageError
 from ..model.names import check_name
-from .refusals import Unauthenticated
 from .scopes import Caller, Scope
 
 _ASYMMETRIC = frozenset({"RS256", "RS384", "RS512", "PS256", "PS384", "PS512",

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import BodyTooLarge
 from ..model import Principal
 from . import contracts
 from .openapi_doc import LIST, OBJECT, ref, returns
-from .refusals import BodyTooLarge
 from .scopes import Scope
 
 if TYPE_CHECKING:

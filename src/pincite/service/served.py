@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from ..errors import Unauthenticated
 from ..limits import Limits
 from ..model import Principal
 from .auth import Authenticator
 from .guard import Guard
-from .refusals import Unauthenticated
 from .scopes import Caller, Scope
 from .throttle import TenantLimits, Throttle
 

@@ -11,10 +11,9 @@ the facade, through `contracts` (the CLI's `--json` bodies).
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ..errors import MissingExtra, PinciteError, UsageError
+from ..errors import MissingExtra, PinciteError, RateLimited, UsageError
 from .envelope import error_body, http_error, internal_error
 from .guard import LOOPBACK_HOSTS, Guard
-from .refusals import RateLimited
 from .scopes import Caller, Scope
 from .served import Served, ServiceConfig
 from .throttle import Throttle

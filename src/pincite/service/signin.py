@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from ..errors import Unauthenticated
 from ..model import Principal
 from .guard import SESSION_COOKIE, TOKEN_FIELD
-from .refusals import Unauthenticated
 from .scopes import Caller, Scope
 
 if TYPE_CHECKING:

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
-from .refusals import RateLimited
+from ..errors import RateLimited, UsageError
 
 
 @dataclass

@@ -1,9 +1,10 @@
-"""The HTTP service's refusals: errors only the service raises (in the error tree of
-`pincite.errors`, so the one error envelope renders them like the rest)."""
+"""The HTTP service's refusals: errors only the service raises, drawn in the tree of
+`pincite.errors` and re-exported there (the one error envelope renders them like the
+rest)."""
 
 from __future__ import annotations
 
-from ..errors import PinciteError
+from .tree import PinciteError
 
 
 class Unauthenticated(PinciteError):
@@ -51,3 +52,10 @@ class RequestTimeout(PinciteError):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"the request ran past the {seconds:g}-second limit; narrow it (fewer "
                          "documents, a smaller k) or retry later")
+
+__all__ = [
+    "BodyTooLarge",
+    "RateLimited",
+    "RequestTimeout",
+    "Unauthenticated",
+]

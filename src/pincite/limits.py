@@ -7,6 +7,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
@@ -140,3 +141,58 @@ def check_number(what: str, value: Any, lo: float, hi: float, *, integer: bool =
     lo_, hi_ = (str(x) if isinstance(x, int) else f"{x:g}" for x in (lo, hi))
     kind = "an integer" if integer else "a finite number"
     raise error(f"{what} must be {kind} from {lo_} to {hi_}, not {shown[:40]}")
+
+
+YAML_MAX_DEPTH = 32  # a flow collection nested deeper is refused before YAML reads it
+
+
+def non_finite_path(data: Any, path: str = "") -> str | None:
+    """Return the key path of the first non-finite float in `data`, else None."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return path or "(top level)"
+    items = data.items() if isinstance(data, dict) else enumerate(data) \
+        if isinstance(data, list) else ()
+    for k, v in items:
+        key = f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k))
+        if (hit := non_finite_path(v, key)) is not None:
+            return hit
+    return None
+
+
+def _bracket_depth(text: str) -> int:
+    """Return the deepest nesting of [ and { in text (quotes ignored: an over-estimate)."""
+    depth = top = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            top = max(top, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return top
+
+
+def read_yaml_file(path: str | Path, *, max_bytes: int, refuse: type[Exception],
+                   what: str) -> Any:
+    """Return the value in a YAML (or JSON) file given by a user, else raise `refuse`
+    (one message argument): not a file (`what` says which file to give), over
+    `max_bytes`, nested deeper than YAML_MAX_DEPTH, using aliases, or not UTF-8 YAML."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise refuse(f"{str(p)[:200]!r} is not a file: give {what}")
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise refuse(f"{p.name}: {size} bytes is past the {max_bytes}-byte limit")
+    try:
+        text = p.read_text("utf-8")
+        if _bracket_depth(text) > YAML_MAX_DEPTH:
+            raise refuse(f"{p.name} nests too deeply to read (more than {YAML_MAX_DEPTH} "
+                         "brackets)")
+        if any(isinstance(t, yaml.AliasToken) for t in yaml.scan(text)):
+            raise refuse(f"{p.name}: YAML aliases (*name) are refused: write each value out")
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise refuse(f"{p.name} nests too deeply to read") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise refuse(f"{p.name} is not UTF-8 YAML: {str(exc)[:200]}") from None

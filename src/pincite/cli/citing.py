@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from ..model.provenance import provenance_entries
 from ..vocab import CiteNote, ComparisonForm
 from .context import emit, errors, library, principal, shown
 from .options import AsOpt, JsonOpt, StoreOpt
@@ -108,22 +108,6 @@ def cite(
             raise typer.Exit(1)
 
 
-def _entries(obj: Any) -> Iterator[Any]:
-    """Yield every provenance entry inside a JSON value."""
-    if isinstance(obj, list):
-        for x in obj:
-            yield from _entries(x)
-    elif isinstance(obj, dict):
-        if "doc_id" in obj and "quote" in obj:
-            yield obj
-            return
-        for k, v in obj.items():
-            if k == "provenance" and isinstance(v, list):
-                yield from v
-            elif isinstance(v, dict | list):
-                yield from _entries(v)
-
-
 def verify(
     file: Annotated[Path, typer.Argument(help="JSON: an entry, a list, or objects with provenance lists ('-' = stdin).")],
     form: Annotated[ComparisonForm | None, typer.Option(
@@ -158,7 +142,7 @@ def verify(
                 data = [load_json(line, f"{file}") for line in raw.splitlines() if line.strip()]
             except UsageError as exc:
                 raise UsageError(f"{exc.message} (give one JSON value, or JSON lines)") from None
-        entries = [Citation.from_dict(e) for e in _entries(data)]
+        entries = [Citation.from_dict(e) for e in provenance_entries(data)]
         if not entries:
             raise UsageError(f"{file} holds no provenance entries")
         results = lib.verify(principal(as_), entries, form=form.value if form else None)

@@ -5,6 +5,7 @@ the JSON of `Citation.to_dict` read back (every value checked: this is user inpu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,3 +100,20 @@ def read_occurrences(d: dict[str, Any]) -> tuple[int | None, tuple[Occurrence, .
     chosen = check_number("occurrence", d.get("occurrence"), 1, count, integer=True,
                           error=InvalidCitation)
     return chosen, tuple(occ), count
+
+
+def provenance_entries(obj: Any) -> Iterator[Any]:
+    """Yield every provenance entry inside a JSON value (what `verify` reads): an object
+    with `doc_id` and `quote`, or the items of a `provenance` list, at any depth."""
+    if isinstance(obj, list):
+        for x in obj:
+            yield from provenance_entries(x)
+    elif isinstance(obj, dict):
+        if "doc_id" in obj and "quote" in obj:
+            yield obj
+            return
+        for k, v in obj.items():
+            if k == "provenance" and isinstance(v, list):
+                yield from v
+            elif isinstance(v, dict | list):
+                yield from provenance_entries(v)

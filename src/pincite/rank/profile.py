@@ -9,7 +9,6 @@ is not a regular file or a file past `MAX_PROFILE_BYTES` is refused (`InvalidPro
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import date
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import InvalidProfile
+from ..limits import non_finite_path, read_yaml_file
 
 MAX_PROFILE_BYTES = 64 * 1024
 MAX_AMOUNT = 1e13          # a turnover past ten trillion is a typo, not a company
@@ -27,7 +27,6 @@ CPV_PREFIX = re.compile(r"^[0-9]{2,8}$")
 NUTS_PREFIX = re.compile(r"^[A-Z]{2}[0-9A-Z]{0,3}$")
 CURRENCY = re.compile(r"^[A-Z]{3}$")
 
-MAX_DEPTH = 32  # a flow collection nested deeper is refused before YAML reads it
 
 
 class Money(BaseModel):
@@ -88,27 +87,13 @@ class CompanyProfile(BaseModel):
         return v
 
 
-def _non_finite(data: Any, path: str = "") -> str | None:
-    """Return the key path of the first non-finite float in `data`, else None."""
-    if isinstance(data, float) and not math.isfinite(data):
-        return path or "(top level)"
-    if isinstance(data, dict):
-        for k, v in data.items():
-            if (hit := _non_finite(v, f"{path}.{k}" if path else str(k))) is not None:
-                return hit
-    if isinstance(data, list):
-        for i, v in enumerate(data):
-            if (hit := _non_finite(v, f"{path}[{i}]")) is not None:
-                return hit
-    return None
-
 
 def profile_from_dict(data: Any, *, where: str = "the profile") -> CompanyProfile:
     """Return the profile a mapping describes; raise InvalidProfile naming the key."""
     if not isinstance(data, dict):
         raise InvalidProfile(f"{where} must be a mapping of keys (name, sector_codes, "
                              "classifications, turnover, similar_contracts, regions, …)")
-    bad = _non_finite(data)
+    bad = non_finite_path(data)
     if bad is not None:
         raise InvalidProfile(f"{where}: {bad} must be a finite number (not nan or inf)")
     try:
@@ -119,40 +104,11 @@ def profile_from_dict(data: Any, *, where: str = "the profile") -> CompanyProfil
         raise InvalidProfile(f"{where}: {key}: {err['msg']}") from None
 
 
-def _bracket_depth(text: str) -> int:
-    """Return the deepest nesting of [ and { in text (quotes ignored: an over-estimate)."""
-    depth = top = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            top = max(top, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return top
-
 
 def load_profile(path: str | Path) -> CompanyProfile:
     """Return the profile in a YAML (or JSON) file; raise InvalidProfile when the path is
     not a regular file, is too large, is not YAML or describes no valid profile."""
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidProfile(f"--profile {str(p)[:200]!r} is not a file: give the path of a "
-                             "profile YAML file (see examples/calls/profile-*.yaml)")
-    size = p.stat().st_size
-    if size > MAX_PROFILE_BYTES:
-        raise InvalidProfile(f"{p.name}: {size} bytes is past the {MAX_PROFILE_BYTES}-byte "
-                             "limit of a profile")
-    try:
-        text = p.read_text("utf-8")
-        if _bracket_depth(text) > MAX_DEPTH:
-            raise InvalidProfile(f"{p.name} nests too deeply to read (more than {MAX_DEPTH} brackets)")
-        if any(isinstance(t, yaml.AliasToken) for t in yaml.scan(text)):
-            raise InvalidProfile(f"{p.name}: YAML aliases (*name) are refused: write each value out")
-        data = yaml.safe_load(text)
-    except RecursionError:
-        raise InvalidProfile(f"{p.name} nests too deeply to read") from None
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InvalidProfile(f"{p.name} is not UTF-8 YAML: {str(exc)[:200]}") from None
-    return profile_from_dict(data, where=p.name)
+    data = read_yaml_file(path, max_bytes=MAX_PROFILE_BYTES, refuse=InvalidProfile,
+                          what="the path of a profile YAML file "
+                               "(see examples/calls/profile-*.yaml)")
+    return profile_from_dict(data, where=Path(path).name)

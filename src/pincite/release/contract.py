@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InvalidContract, UsageError
+from ..limits import non_finite_path, read_yaml_file
 
 CONTRACT_SCHEMA = "pincite.release_contract"
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_QUERIES = 2000
 
-MAX_DEPTH = 32  # a flow collection nested deeper is refused before YAML reads it
 
 
 class _Strict(BaseModel):
@@ -93,16 +92,6 @@ class Contract(_Strict):
     rollback: Rollback
 
 
-def _non_finite(data: Any, path: str = "") -> str | None:
-    if isinstance(data, float) and not math.isfinite(data):
-        return path or "(top level)"
-    items = data.items() if isinstance(data, dict) else enumerate(data) \
-        if isinstance(data, list) else ()
-    for k, v in items:
-        if (hit := _non_finite(v, f"{path}.{k}" if path else str(k))) is not None:
-            return hit
-    return None
-
 
 def contract_from_dict(data: Any, where: str) -> Contract:
     """Return the contract a mapping describes; raise InvalidContract naming the key."""
@@ -110,7 +99,7 @@ def contract_from_dict(data: Any, where: str) -> Contract:
 
     if not isinstance(data, dict):
         raise InvalidContract(f"{where}: a contract is a mapping (name, owner, boundary, …)")
-    bad = _non_finite(data)
+    bad = non_finite_path(data)
     if bad is not None:
         raise InvalidContract(f"{where}: {bad} must be a finite number (not nan or inf)")
     try:
@@ -128,41 +117,13 @@ def contract_from_dict(data: Any, where: str) -> Contract:
     return c
 
 
-def _bracket_depth(text: str) -> int:
-    """Return the deepest nesting of [ and { in text (quotes ignored: an over-estimate)."""
-    depth = top = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            top = max(top, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return top
-
 
 def load_contract(path: str | Path) -> tuple[Contract, dict[str, Any]]:
     """Return (the contract in a YAML/JSON file, its data); raise InvalidContract."""
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidContract(f"{str(p)[:200]!r} is not a file: give a contract YAML file "
-                              "(see examples/calls/release-contract.yaml)")
-    if p.stat().st_size > MAX_CONTRACT_BYTES:
-        raise InvalidContract(f"{p.name} is past the {MAX_CONTRACT_BYTES}-byte limit")
-    try:
-        text = p.read_text("utf-8")
-        if _bracket_depth(text) > MAX_DEPTH:
-            raise InvalidContract(f"{p.name} nests too deeply to read (more than {MAX_DEPTH} brackets)")
-        if any(isinstance(t, yaml.AliasToken) for t in yaml.scan(text)):
-            raise InvalidContract(f"{p.name}: YAML aliases (*name) are refused: write each value out")
-        data = yaml.safe_load(text)
-    except RecursionError:
-        raise InvalidContract(f"{p.name} nests too deeply to read") from None
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InvalidContract(f"{p.name} is not UTF-8 YAML: {str(exc)[:200]}") from None
+    data = read_yaml_file(path, max_bytes=MAX_CONTRACT_BYTES, refuse=InvalidContract,
+                          what="a contract YAML file (see examples/calls/release-contract.yaml)")
     data = json.loads(json.dumps(data, default=str))  # dates as strings: JSON from here on
-    return contract_from_dict(data, p.name), data
+    return contract_from_dict(data, Path(path).name), data
 
 
 def digest(data: Any) -> str:

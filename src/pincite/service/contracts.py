@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, QuoteNotFound, UsageError
 from ..model import Principal
+from ..model.provenance import provenance_entries
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -79,28 +80,12 @@ def cite(lib: Library, p: Principal, doc: str, quotes: Sequence[str], *,
     return out
 
 
-def _entries(obj: Any) -> Iterator[Any]:
-    """Yield every provenance entry inside a JSON value (as `pincite verify` reads it)."""
-    if isinstance(obj, list):
-        for x in obj:
-            yield from _entries(x)
-    elif isinstance(obj, dict):
-        if "doc_id" in obj and "quote" in obj:
-            yield obj
-            return
-        for k, v in obj.items():
-            if k == "provenance" and isinstance(v, list):
-                yield from v
-            elif isinstance(v, dict | list):
-                yield from _entries(v)
-
-
 def verify(lib: Library, p: Principal, data: Any, *, form: str | None = None
            ) -> list[dict[str, Any]]:
     """`pincite verify FILE --json`: one line per provenance entry found in `data`."""
     from ..library import Citation
 
-    entries = [Citation.from_dict(e) for e in _entries(data)]
+    entries = [Citation.from_dict(e) for e in provenance_entries(data)]
     if not entries:
         raise UsageError("the body holds no provenance entries")
     return [{"doc_id": c.doc_id, "char_start": c.char_start, "char_end": c.char_end,

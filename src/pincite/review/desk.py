@@ -27,6 +27,13 @@ class ReviewDesk:
 
         return ReviewQueue(self.store, principal, clock=clock)
 
+    def review_depth(self) -> dict[str, int]:
+        """Return the open review items of every tenant now: `waiting` (no live claim) and
+        `claimed` — the operator's gauge (`pincite serve`'s metrics), naming no tenant."""
+        from ..model import timestamp, utc_now
+
+        return self.store.review_depth(timestamp(utc_now()))
+
     def review_evidence(self, principal: Principal, item: Mapping[str, Any]
                         ) -> list[dict[str, Any]]:
         """Return each cited passage of a review item, in reading order, for its page."""

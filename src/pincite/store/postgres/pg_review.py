@@ -46,6 +46,7 @@ from .pg_review_sql import (
     SQL_OWN_LIVE_CLAIM,
     SQL_PURGE_CLAIMS_OF_SOURCE,
     SQL_PURGE_LABELS_OF_SOURCE,
+    SQL_QUEUE_DEPTH,
     SQL_RECENT_LABELS_OF_REVIEWER,
     SQL_RECORD_CLAIM,
     SQL_RELEASE,
@@ -237,6 +238,13 @@ class PgReviewTables:
             with self.write(tenant) as c, c.cursor() as cur:
                 cur.executemany(SQL_INSERT_LABEL, rows)
         return len(rows)
+
+    def review_depth(self, now: str) -> dict[str, int]:
+        """Return the open review items of every tenant: `waiting` for a reviewer (none
+        holds a live lease) and `claimed` (one does), at the time `now`."""
+        with self.read(ALL_TENANTS) as c:
+            waiting, claimed = c.execute(SQL_QUEUE_DEPTH, {"now": now}).fetchone()
+        return {"waiting": int(waiting), "claimed": int(claimed)}
 
     def review_incidents(self, tenant: str) -> list[dict[str, Any]]:
         """Return every incident of a tenant, oldest first, with its label count."""

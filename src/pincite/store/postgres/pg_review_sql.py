@@ -182,6 +182,12 @@ SQL_INCIDENTS = ("SELECT i.id, i.kind, i.reviewer, i.detail, i.opened_at, i.clea
                  "FROM review_incidents i WHERE i.tenant=%s ORDER BY i.id")
 SQL_CLEAR_INCIDENT = ("UPDATE review_incidents SET cleared_at=%s, cleared_by=%s "
                       "WHERE tenant=%s AND id=%s AND cleared_at IS NULL")
+# The depth of every tenant's queue (sqlite/review_sql.py says what each count is).
+SQL_QUEUE_DEPTH = (
+    "SELECT count(*) FILTER (WHERE claimed_by IS NULL OR lease_until <= %(now)s), "
+    "count(*) FILTER (WHERE claimed_by IS NOT NULL AND lease_until > %(now)s) "
+    "FROM review_queue WHERE state='open'"
+)
 SQL_SETTINGS = "SELECT key, value FROM review_settings WHERE tenant=%s ORDER BY key"
 SQL_SET_SETTING = (
     "INSERT INTO review_settings (tenant, key, value, updated_at) VALUES (%s,%s,%s,%s) "

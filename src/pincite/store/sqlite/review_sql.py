@@ -141,6 +141,13 @@ SQL_VISIBLE_ITEMS = (
     "SELECT {cols} FROM review_queue q WHERE q.tenant=:tenant AND " + _VISIBLE +
     f" ORDER BY q.state='open' DESC, {_ORDER}"
 )
+# The depth of every tenant's queue (the service's metrics, no tenant named): open items
+# waiting for a reviewer (unclaimed, or their lease ran out) and open items held now.
+SQL_QUEUE_DEPTH = (
+    "SELECT coalesce(sum(CASE WHEN claimed_by IS NULL OR lease_until <= :now THEN 1 ELSE 0 END), 0), "
+    "coalesce(sum(CASE WHEN claimed_by IS NOT NULL AND lease_until > :now THEN 1 ELSE 0 END), 0) "
+    "FROM review_queue WHERE state='open'"
+)
 SQL_CLAIMS_OF_ITEM = ("SELECT reviewer, claimed_at, lease_until, ended, ended_at FROM review_claims "
                       "WHERE tenant=? AND item_id=? ORDER BY id")
 SQL_ALL_CLAIMS = ("SELECT item_id, reviewer, claimed_at, lease_until, ended, ended_at "

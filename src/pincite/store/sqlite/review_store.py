@@ -45,6 +45,7 @@ from .review_sql import (
     SQL_OWN_LIVE_CLAIM,
     SQL_PURGE_CLAIMS_OF_SOURCE,
     SQL_PURGE_LABELS_OF_SOURCE,
+    SQL_QUEUE_DEPTH,
     SQL_RECENT_LABELS_OF_REVIEWER,
     SQL_RELEASE,
     SQL_RENEW,
@@ -284,6 +285,12 @@ class ReviewTables:
                     lb.decided_at, lb.seconds, None))
                 n += 1
         return n
+
+    def review_depth(self, now: str) -> dict[str, int]:
+        """Return the open review items of every tenant: `waiting` for a reviewer (none
+        holds a live lease) and `claimed` (one does), at the time `now`."""
+        waiting, claimed = self.conn.execute(SQL_QUEUE_DEPTH, {"now": now}).fetchone()
+        return {"waiting": int(waiting), "claimed": int(claimed)}
 
     def review_incidents(self, tenant: str) -> list[dict[str, Any]]:
         """Return every incident of a tenant, oldest first, with its label count."""

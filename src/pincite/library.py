@@ -106,6 +106,19 @@ class Library(ReviewDesk):
         """Close the store connection."""
         self.store.close()
 
+    @property
+    def url(self) -> str:
+        """Return the store's URL, or its directory for an embedded store."""
+        return str(getattr(self.store, "url", None) or self.store.root)
+
+    def canary_for(self, principal: Principal, releases: str | Path | None = None
+                   ) -> str | None:
+        """Return the generation an open release canary serves `principal` from (a member of
+        its cohort), else None; see `pincite.release.ops.routed_generation`."""
+        from .release.ops import routed_generation
+
+        return routed_generation(self.url, principal, releases)
+
     def damage(self, exc: BaseException) -> PinciteError | None:
         """Return the typed error a backend exception stands for when it says the store is
         damaged, else None (the CLI and the service turn it into a clean message)."""
@@ -468,3 +481,7 @@ _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.
               "canary_generation": "pincite.release.ops",
               "open_embedder": "pincite.embed.factory"})
 _LAZY["fill_workbook"] = "pincite.fill.solve"  # workbook fill (issue 16), loaded on first use
+# what the service's rank and fill routes take over HTTP (issue 17)
+_LAZY.update({"rank_json": "pincite.rank.company_fit", "fill_upload": "pincite.fill.intake",
+              "check_target_name": "pincite.fill.intake", "fill_summary": "pincite.fill.intake",
+              "MAX_TARGET_BYTES": "pincite.fill.target"})

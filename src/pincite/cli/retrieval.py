@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .context import emit, errors, library, principal, store_url
+from .context import emit, errors, library, principal
 from .options import AsOpt, EmbedderOpt, JsonOpt, QueryEmbedderOpt, StoreOpt
 
 index_app = typer.Typer(help="Index generations: build in the shadow, publish, roll back, compare.\n\n"
@@ -42,21 +42,6 @@ def _item_line(n: int, item: Any) -> str:
 # ---- search / ask / delete ----------------------------------------------------------------
 
 
-def _routed(lib: Any, store: str | None, who: Any) -> str | None:
-    """Return the generation an open release canary routes `who` to (a member of its
-    cohort: `pincite release canary`), else None (the published generation serves).
-    Release records are beside a path store, or in `$PINCITE_RELEASES`."""
-    import os
-
-    from ..library import canary_generation
-
-    url = store_url(store)
-    releases = os.environ.get("PINCITE_RELEASES")
-    if releases is None and "://" in url:
-        return None
-    return canary_generation(lib, url, releases, who)
-
-
 def search(
     query: Annotated[str, typer.Argument(help="What to look for (plain words; no query syntax).")],
     k: Annotated[int, typer.Option("--k", help="How many passages.")] = 10,
@@ -82,7 +67,7 @@ def search(
     with library(store) as lib:
         who = principal(as_)
         bundle = lib.search(who, query, k=k, as_of=as_of, filters=filters or None,
-                            embedder=embedder, generation=_routed(lib, store, who))
+                            embedder=embedder, generation=lib.canary_for(who))
         if json_:
             emit(bundle.to_dict())
             return
@@ -111,7 +96,7 @@ def ask(
     with library(store) as lib:
         who = principal(as_)
         result = lib.ask(who, question, as_of=as_of, embedder=embedder,
-                         generation=_routed(lib, store, who))
+                         generation=lib.canary_for(who))
         if json_:
             emit(result.to_dict())
             return

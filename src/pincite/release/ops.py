@@ -331,9 +331,27 @@ def canary_generation(lib: Any, store_url: str, releases: str | Path | None,
     path = releases_dir(store_url, releases) / "canary.json"
     if not path.is_file():
         return None
-    route = json.loads(path.read_text("utf-8"))
-    members = {str(Principal.parse(p)) for p in route.get("principals", ())}
-    return route.get("generation") if str(principal) in members else None
+    try:
+        route = json.loads(path.read_text("utf-8"))
+        members = {str(Principal.parse(p)) for p in route.get("principals", ())}
+    except (OSError, ValueError, UsageError, AttributeError, TypeError):
+        return None  # a route being rewritten or damaged routes nobody: the published serves
+    gen = route.get("generation")
+    return gen if str(principal) in members and isinstance(gen, str) else None
+
+
+def routed_generation(store_url: str, principal: Principal,
+                      releases: str | Path | None = None) -> str | None:
+    """Return the generation a query of `principal` is served from when an open canary
+    routes it there, else None (the published one). The CLI and the service both ask this.
+    The release records are in `releases`, else `$PINCITE_RELEASES`, else beside a path
+    store; a URL store without either has no canary to route."""
+    import os
+
+    releases = releases if releases is not None else os.environ.get("PINCITE_RELEASES")
+    if releases is None and "://" in str(store_url):
+        return None
+    return canary_generation(None, str(store_url), releases, principal)
 
 
 def release_ops(lib: Any, store_url: str, releases: str | Path | None,

@@ -22,6 +22,7 @@ def generated() -> dict[str, str]:
     """Return {file name: JSON text} for every generated schema."""
     from pincite.extract.records import FieldRecord, RecordsDocument
     from pincite.extract.schema_file import SchemaFile
+    from pincite.rank.profile import CompanyProfile
     from pincite.retrieve.bundle import EvidenceBundle
     from pincite.retrieve.filters import Filters
     from pincite.review.items import ReviewItem
@@ -31,6 +32,7 @@ def generated() -> dict[str, str]:
     schemas: dict[str, dict[str, Any]] = {
         "extraction-schema.json": SchemaFile.model_json_schema(mode="validation"),
         "retrieval-filters.json": Filters.model_json_schema(mode="validation"),
+        "company-profile.json": CompanyProfile.model_json_schema(mode="validation"),
         "field-record.json": FieldRecord.model_json_schema(mode="serialization"),
         "records.json": RecordsDocument.model_json_schema(mode="serialization"),
         "evidence-bundle.json": EvidenceBundle.model_json_schema(mode="serialization"),

@@ -34,16 +34,14 @@ def fill(
 
     Example: pincite fill --target model.xlsx report/annual-2024.pdf --as acme:ana:analysts --out fill-out
     """
-    from ..library import fill_workbook
+    from ..library import fill_summary, fill_workbook
 
     with library(store) as lib:
         result = fill_workbook(lib, principal(as_), target, docs, out=out, marks=marks,
                                trace=trace, review=review, model_endpoint=model_endpoint,
                                model=model)
     if json_:
-        emit({"summary": result.audit["summary"], "out": str(result.out),
-              "ran": result.ran, "skipped": result.skipped, "queued": result.queued,
-              "errors": result.audit["errors"]})
+        emit(fill_summary(result, str(result.out)))
         return
     typer.echo(result.summary)
     if result.skipped:

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import InvalidProfile
-from ..limits import non_finite_path, read_yaml_file
+from ..errors import BodyTooLarge, InvalidProfile, UsageError
+from ..limits import YAML_MAX_DEPTH, load_json, non_finite_path, read_yaml_file
 
 MAX_PROFILE_BYTES = 64 * 1024
 MAX_AMOUNT = 1e13          # a turnover past ten trillion is a typo, not a company
@@ -112,3 +112,18 @@ def load_profile(path: str | Path) -> CompanyProfile:
                           what="the path of a profile YAML file "
                                "(see examples/calls/profile-*.yaml)")
     return profile_from_dict(data, where=Path(path).name)
+
+
+def profile_from_json(body: bytes) -> CompanyProfile:
+    """Return the profile a JSON body describes (the content of a profile file): past
+    `MAX_PROFILE_BYTES` it is BodyTooLarge; not JSON, nested deeper than a profile file may
+    be, or holding a number that is not finite (`NaN`, `Infinity`, `1e400`) it is
+    InvalidProfile, as is a profile the file checks refuse."""
+    if len(body) > MAX_PROFILE_BYTES:
+        raise BodyTooLarge(MAX_PROFILE_BYTES, "profile")
+    try:
+        data = load_json(body, "the profile", max_bytes=MAX_PROFILE_BYTES,
+                         max_depth=YAML_MAX_DEPTH)
+    except UsageError as exc:
+        raise InvalidProfile(exc.message) from None
+    return profile_from_dict(data)

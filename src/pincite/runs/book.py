@@ -23,6 +23,7 @@ from .engine import (
     APP_VERSION,
     EXTRACT_WORKFLOW,
     INGEST_WORKFLOW,
+    QUEUES,
     check_queues,
     open_client,
     system_db_url,
@@ -41,11 +42,14 @@ class RunBook:
         self.store_url = str(store_url)
         self.url = system_db_url(store_url, runs_db)
         self._client: Any = None
+        self._opening = threading.Lock()
 
     def client(self) -> Any:
-        """Return the DBOS client of this book (opened, and the database created, once)."""
-        if self._client is None:
-            self._client = open_client(self.url)
+        """Return the DBOS client of this book (opened, and the database created, once,
+        whichever thread asks first)."""
+        with self._opening:
+            if self._client is None:
+                self._client = open_client(self.url)
         return self._client
 
     def close(self) -> None:
@@ -166,6 +170,23 @@ class RunBook:
             out["result"] = w.output
         elif w.error is not None:
             out["error"] = str(w.error)
+        return out
+
+    def depth(self) -> dict[tuple[str, str], int]:
+        """Return how many runs of every principal wait or run, by (queue, status):
+        `ENQUEUED` not yet taken by a worker, `PENDING` being run (the operator's gauge; at
+        most MAX_SCANNED counted). A store whose runs database does not exist yet has none."""
+        waiting = ("ENQUEUED", "PENDING")
+        out = {(q, s): 0 for q in QUEUES for s in waiting}
+        if self.url.startswith("sqlite:///") and not Path(self.url[len("sqlite:///"):]).exists():
+            return out
+        rows = self.client().list_workflows(
+            name=[INGEST_WORKFLOW, EXTRACT_WORKFLOW], status=list(waiting),
+            limit=MAX_SCANNED, load_input=False, load_output=False)
+        for w in rows:
+            key = (str(w.queue_name), str(w.status))
+            if key in out:
+                out[key] += 1
         return out
 
     def check_worker(self, queues: Sequence[str] | str, *, beat: float = 2.0,

@@ -89,6 +89,7 @@ def running(root: Path, *, lib: Any = None, limits: TenantLimits | None = None,
     lib = lib or build_store(root)
     ring = KeyRing(root / "keys.json")
     keys = make_keys(ring)
+    config.setdefault("artifact_dir", root / "artifacts")
     app = app_for(lib, ring, limits=limits or TenantLimits(rate=1000, burst=1000),
                   allowed_hosts=None, **config)
     try:

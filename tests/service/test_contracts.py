@@ -1,7 +1,8 @@
 """Every CLI `--json` contract has a route that answers with the same body.
 
 Read-only commands run against the served store itself and must match byte for byte
-(as parsed JSON). Commands that change the store run on a copy made before the server
+(as parsed JSON); where the HTTP form has no file, the field naming the file differs, and
+only that field (rank's `profile_file` is None, fill's `out` is the fill id). Commands that change the store run on a copy made before the server
 started, step for step with the same requests over HTTP; only clock readings and run ids
 are masked. A command with `--json` that is neither served nor listed as operator-only
 fails the inventory test.
@@ -16,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from tests.commands import command_paths, invoke
 from tests.corpus import EXAMPLES, TENDER_DOCS
@@ -34,7 +36,8 @@ SERVED = {
     ("index", "show"): "GET /generations/{gen_id}", ("review", "list"): "GET /review/items",
     ("review", "next"): "POST /review/next", ("review", "decide"):
     "POST /review/items/{item_id}/decide", ("review", "incidents"): "GET /review/incidents",
-    ("review", "settings"): "GET /review/settings",
+    ("review", "settings"): "GET /review/settings", ("rank",): "POST /rank",
+    ("fill",): "POST /fill", ("runs",): "GET /runs, GET /runs/{run_id}",
 }
 # commands with --json the service does not serve, and why
 OPERATOR_ONLY = {
@@ -60,13 +63,8 @@ OPERATOR_ONLY = {
     ("db", "upgrade"): "changes the schema every tenant is stored under",
 }
 # commands with --json a caller could use but that have no route yet: a known gap, listed
-# so that it stays visible (they landed beside the service, not before it)
-NOT_YET_SERVED = {
-    ("fill",): "writes a workbook and its artifacts to a folder; needs an upload and a "
-               "download route",
-    ("rank",): "needs a route taking the company profile as a body",
-    ("runs",): "needs the runs book of the store's deployment in the service",
-}
+# so that it stays visible (none now)
+NOT_YET_SERVED: dict[tuple[str, ...], str] = {}
 
 
 def _json_commands() -> set[tuple[str, ...]]:
@@ -119,11 +117,26 @@ def _mask(obj: Any) -> Any:
     return obj
 
 
+WORKBOOK = EXAMPLES / "workbook"
+WORKBOOK_DOCS = ["workbook/annual-report.pdf", "workbook/key-figures.xlsx"]
+PROFILE = EXAMPLES / "calls" / "profile-constructora.yaml"
+
+
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    """A served store, and a copy of it made before serving for the CLI's writes."""
+    """A served store (with the workbook's sources too, and one durable run of ana's
+    enqueued), and a copy of it made before serving for the CLI's writes."""
     root = tmp_path_factory.mktemp("contracts")
     lib = build_store(root)
+    for sid in WORKBOOK_DOCS:
+        name = sid.split("/")[1]
+        lib.ingest_bytes((WORKBOOK / name).read_bytes(), source_id=sid, tenant="demo",
+                         acl=["group:analysts"], name=name, sandbox=False)
+    (root / "queued").mkdir()
+    (root / "queued" / "later.md").write_text("# Later\n\nIngested by a worker.\n", "utf-8")
+    queued = _cli(Path(lib.store.root), "ingest", str(root / "queued"), "--tenant", "demo",
+                  "--acl", "group:analysts", "--async", *AS)
+    assert queued[0]["run_id"].startswith("run-")
     twin = copy_store(lib, root / "twin")
     with running(root, lib=lib) as svc:
         yield svc, twin
@@ -162,6 +175,21 @@ def test_read_only_commands_answer_like_the_cli(both):
         gen = get("/generations", headers=adm)[-1]["gen_id"]
         assert [get(f"/generations/{gen}", headers=adm, check="true")] == _cli(
             store, "index", "show", gen, "--check")
+
+        # rank: the profile file's content as the body; no file was read, so no file name
+        profile = yaml.safe_load(PROFILE.read_text("utf-8"))
+        profile["as_of"] = profile["as_of"].isoformat()
+        r = c.post("/rank", json=profile)
+        assert r.status_code == 200, r.text
+        [ranked] = _cli(store, "rank", "--profile", str(PROFILE), *AS)
+        assert ranked["profile_file"] == PROFILE.name and r.json()["profile_file"] is None
+        assert r.json() == {**ranked, "profile_file": None}
+        assert [x["call"] for x in ranked["results"]] == ["tender", "workbook"]
+        # runs: ana's own, the list as the JSON lines, one with its steps
+        listed = get("/runs")
+        assert listed == _cli(store, "runs", *AS) and len(listed) == 1
+        run_id = listed[0]["run_id"]
+        assert [get(f"/runs/{run_id}")] == _cli(store, "runs", run_id, *AS)
 
         quotes = ["garantía definitiva", "no such words anywhere in it"]
         r = c.post("/cite", json={"doc": doc, "quotes": quotes})
@@ -208,6 +236,25 @@ def test_commands_that_write_answer_like_the_cli(both, tmp_path, monkeypatch):
                   "case-one", *AS), lines=False)
         same(c.delete("/sources", params={"source_id": "new.md"}),
              _cli(twin, "delete", "new.md", *AS), lines=False)
+        # fill: the workbook as the body; the artifacts stay with the service under the id
+        # the body's `out` names (the CLI's `out` is its folder)
+        target = tmp_path / "operating-model.xlsx"
+        target.write_bytes((WORKBOOK / target.name).read_bytes())
+        r = c.post("/fill", params={"docs": WORKBOOK_DOCS, "name": target.name},
+                   content=target.read_bytes(),
+                   headers={"Content-Type": "application/octet-stream"})
+        assert r.status_code == 200, r.text
+        [filled] = _cli(twin, "fill", *WORKBOOK_DOCS, "--target", str(target), "--out",
+                        str(tmp_path / "fill-out"), *AS)
+        body = r.json()
+        assert filled["out"] == str(tmp_path / "fill-out")
+        assert re.fullmatch(r"fill-[0-9a-f]{24}", body["out"])
+        assert body == {**filled, "out": body["out"]} and filled["summary"]["written"] == 19
+        got = c.get(f"/fills/{body['out']}/files/operating-model.filled.xlsx")
+        assert got.status_code == 200
+        assert got.content == (tmp_path / "fill-out" / "operating-model.filled.xlsx").read_bytes()
+        audit = c.get(f"/fills/{body['out']}/files/audit.json")
+        assert audit.json() == json.loads((tmp_path / "fill-out" / "audit.json").read_text())
     assert EXAMPLES.exists()
 
 

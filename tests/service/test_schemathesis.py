@@ -18,7 +18,7 @@ import httpx
 
 from pincite.service.throttle import TenantLimits
 from tests.corpus import TENDER_DOCS
-from tests.service.serving import CANARY, running
+from tests.service.serving import ANA, CANARY, GUS, running
 
 CHECKS = "not_a_server_error,ignored_auth,object_level_authorization,no_foreign_tenant_tokens"
 EXAMPLES_PER_OPERATION = 10
@@ -37,6 +37,16 @@ values = [1, 2, 3, 4, 5, 6]
 [dictionaries.generations]
 values = ["published", "g000001", "g000002"]
 
+[dictionaries.fills]
+values = {fills}
+
+[dictionaries.runs]
+values = {runs}
+
+[dictionaries.names]
+values = ["model.xlsx", "model.filled.xlsx", "audit.json", "report.html", "../audit.json",
+          "../../escape.xlsx"]
+
 [parameters]
 "query.doc" = {{ dictionary = "docs", probability = 0.7 }}
 "query.source_id" = {{ dictionary = "docs", probability = 0.5 }}
@@ -44,7 +54,34 @@ values = ["published", "g000001", "g000002"]
 "body.source_id" = {{ dictionary = "docs", probability = 0.5 }}
 "path.item_id" = {{ dictionary = "items", probability = 0.7 }}
 "path.gen_id" = {{ dictionary = "generations", probability = 0.7 }}
+"path.fill_id" = {{ dictionary = "fills", probability = 0.7 }}
+"path.run_id" = {{ dictionary = "runs", probability = 0.7 }}
+"path.name" = {{ dictionary = "names", probability = 0.7 }}
+"query.name" = {{ dictionary = "names", probability = 0.5 }}
+"query.docs" = {{ dictionary = "docs", probability = 0.7 }}
 """
+
+
+def _fill(svc, who: str, doc: str) -> str:
+    """Fill the example workbook as `who`; return the fill id."""
+    from tests.corpus import EXAMPLES
+
+    r = httpx.post(svc.base + "/fill", params={"docs": [doc], "name": "model.xlsx"},
+                   content=(EXAMPLES / "workbook" / "operating-model.xlsx").read_bytes(),
+                   headers=svc.auth(who), timeout=120)
+    assert r.status_code == 200, r.text
+    return str(r.json()["out"])
+
+
+def _enqueue(svc, tmp_path, who) -> str:
+    """Enqueue an ingest run of `who` (no worker takes it); return its id."""
+    (tmp_path / "later.md").write_text("# Later\n\nFor a worker.\n", "utf-8")
+    book = svc.lib.runs(str(svc.store))
+    try:
+        return str(book.submit_ingest(who, [tmp_path / "later.md"], tenant=who.tenant,
+                                      acl=None, new_acl=[f"group:{who.groups[0]}"]))
+    finally:
+        book.close()
 
 
 def test_schemathesis_over_the_whole_spec_with_two_tenants(tmp_path):
@@ -59,14 +96,21 @@ def test_schemathesis_over_the_whole_spec_with_two_tenants(tmp_path):
             for who in ("demo", "globex", "demo-admin", "globex-admin")]}
         (tmp_path / "auth.json").write_text(json.dumps(auth))
         docs = [*TENDER_DOCS, f"{TENDER_DOCS[0]}@r1", "globex/supply.md", "globex/supply.md@r1"]
+        # a fill and a durable run of each tenant, so each keeps asking for the other's
+        fills = {who: _fill(svc, who, doc) for who, doc in (("demo", TENDER_DOCS[0]),
+                                                            ("globex", "globex/supply.md"))}
+        runs = {who: _enqueue(svc, tmp_path, p) for who, p in (("demo", ANA), ("globex", GUS))}
         (tmp_path / "schemathesis.toml").write_text(CONFIG.format(
-            auth=tmp_path / "auth.json", docs=json.dumps(docs)))
+            auth=tmp_path / "auth.json", docs=json.dumps(docs),
+            fills=json.dumps([*fills.values(), "fill-" + "0" * 24]),
+            runs=json.dumps([*runs.values(), "run-0000000000000-000000000000"])))
         demo_sha = {s["doc_sha256"] for s in httpx.get(
             svc.base + "/sources", headers=svc.auth("demo")).json()}
         globex_sha = {s["doc_sha256"] for s in httpx.get(
             svc.base + "/sources", headers=svc.auth("globex")).json()}
-        foreign = {svc.keys["demo"]: [CANARY, *globex_sha],
-                   svc.keys["globex"]: [*demo_sha, "garantía definitiva"]}
+        foreign = {svc.keys["demo"]: [CANARY, *globex_sha, fills["globex"], runs["globex"]],
+                   svc.keys["globex"]: [*demo_sha, "garantía definitiva", fills["demo"],
+                                        runs["demo"]]}
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
                "SCHEMATHESIS_HOOKS": "tests.service.st_hooks",
                "PINCITE_ST_FOREIGN": json.dumps(foreign)}

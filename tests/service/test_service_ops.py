@@ -60,3 +60,50 @@ def test_purge_takes_the_admin_scope_and_then_nothing_answers(tmp_path):
                      headers=svc.auth("globex")).status_code == 404
         got = c.get("/search", params={"q": CANARY}, headers=svc.auth("globex")).json()
         assert got["items"] == []
+
+
+def _gauges(c: httpx.Client, headers: dict[str, str]) -> dict[str, float]:
+    """The depth gauges of one scrape, by their sample line's name and labels."""
+    text = c.get("/metrics", headers=headers).text
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith(("pincite_review_queue_items{", "pincite_runs_waiting{"))}
+
+
+def test_the_depth_gauges_follow_the_review_queue_and_the_runs(tmp_path):
+    from tests.review.queues import synthetic_queue
+    from tests.service.serving import ANA
+
+    waiting = 'pincite_review_queue_items{state="waiting"}'
+    claimed = 'pincite_review_queue_items{state="claimed"}'
+    enqueued = 'pincite_runs_waiting{queue="ingest",status="ENQUEUED"}'
+    with running(tmp_path) as svc, httpx.Client(base_url=svc.base) as c:
+        adm = svc.auth("demo-admin")
+        first = _gauges(c, adm)
+        assert first[claimed] == 0 and first[waiting] > 0 and first[enqueued] == 0
+        assert set(first) == {waiting, claimed, enqueued,
+                              'pincite_runs_waiting{queue="ingest",status="PENDING"}',
+                              'pincite_runs_waiting{queue="extract",status="ENQUEUED"}',
+                              'pincite_runs_waiting{queue="extract",status="PENDING"}'}
+        item = c.post("/review/next", headers=svc.auth("demo")).json()
+        g = _gauges(c, adm)
+        assert (g[waiting], g[claimed]) == (first[waiting] - 1, 1)
+        assert c.post(f"/review/items/{item['id']}/release",
+                      headers=svc.auth("demo")).status_code == 200
+        g = _gauges(c, adm)
+        assert (g[waiting], g[claimed]) == (first[waiting], 0)
+        # items of another tenant count too: the gauge names no tenant
+        synthetic_queue(svc.lib.store, 3, tenant="globex", acl="group:staff")
+        assert _gauges(c, adm)[waiting] == first[waiting] + 3
+        (tmp_path / "later.md").write_text("# Later\n\nFor a worker.\n", "utf-8")
+        book = svc.lib.runs(str(svc.store))
+        try:
+            for _ in range(2):
+                book.submit_ingest(ANA, [tmp_path / "later.md"], tenant="demo", acl=None,
+                                   new_acl=["group:analysts"])
+        finally:
+            book.close()
+        assert _gauges(c, adm)[enqueued] == 2
+        m = c.get("/metrics", headers=adm).text
+        assert "demo" not in m and "globex" not in m  # no label names a tenant
+        assert c.get("/metrics", headers=svc.auth("demo")).status_code == 403

@@ -32,6 +32,12 @@ def _authenticator(keys: Path | None, oidc: Path | None, store: str | None) -> A
     return Authenticator(keys=ring, oidc=OidcVerifier.from_file(oidc) if oidc else None)
 
 
+def _beside(store: str | None, name: str) -> Path | None:
+    """Return STORE/name for a directory store, else None."""
+    url = store_url(store)
+    return None if "://" in url else Path(url) / name
+
+
 def _json_logs() -> None:
     """Send the service's log lines (JSON, no document text) to stderr."""
     import logging
@@ -67,6 +73,16 @@ def serve(
         "the CPUs, 2 to 8; searches slow down with more threads than cores).")] = None,
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder of the generations ingest publishes (minilm or hash).")] = None,
+    artifacts: Annotated[Path | None, typer.Option(
+        "--artifacts", help="Folder the service keeps fill artifacts in (default: "
+        "STORE/service-artifacts for a directory store, else a private temporary folder).")
+    ] = None,
+    tender_schema: Annotated[Path | None, typer.Option(
+        "--tender-schema", help="The tender schema POST /rank reads calls with (default: "
+        "examples/tender/schema.yaml of the source checkout).")] = None,
+    releases: Annotated[Path | None, typer.Option(
+        "--releases", help="Folder of release records whose canary routes search and ask "
+        "(default: $PINCITE_RELEASES, else STORE/releases for a directory store).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No request log lines.")] = False,
     store: StoreOpt = None,
 ) -> None:
@@ -94,7 +110,9 @@ def serve(
             auth=_authenticator(keys, oidc, store),
             limits=TenantLimits(rate=rate, burst=burst, concurrency=concurrency),
             allowed_hosts=loopback_hosts(host, port, allow_host or ()), embedder=embedder,
-            timeout=check_number("--timeout", timeout, 0.001, 86400))
+            timeout=check_number("--timeout", timeout, 0.001, 86400),
+            artifact_dir=artifacts or _beside(store, "service-artifacts"),
+            tender_schema=tender_schema, releases=releases)
         if threads is not None:
             config.threads = int(check_number("--threads", threads, 1, 256, integer=True))
         app = create_service(open_library(store_url(store)), config)

@@ -94,20 +94,25 @@ def verify(lib: Library, p: Principal, data: Any, *, form: str | None = None
 
 
 def search(lib: Library, p: Principal, q: str, *, k: int = 10, as_of: str | None = None,
-           source: Sequence[str] = (), source_prefix: str | None = None) -> dict[str, Any]:
-    """`pincite search Q --json`: the evidence bundle."""
+           source: Sequence[str] = (), source_prefix: str | None = None,
+           releases: Path | None = None) -> dict[str, Any]:
+    """`pincite search Q --json`: the evidence bundle, from the generation an open canary
+    routes `p` to (`Library.canary_for`, as the CLI asks), else the published one."""
     filters: dict[str, Any] = {}
     if source:
         filters["source_ids"] = list(source)
     if source_prefix:
         filters["source_prefix"] = source_prefix
-    return lib.search(p, q, k=k, as_of=as_of, filters=filters or None).to_dict()
+    return lib.search(p, q, k=k, as_of=as_of, filters=filters or None,
+                      generation=lib.canary_for(p, releases)).to_dict()
 
 
-def ask(lib: Library, p: Principal, question: str, *, as_of: str | None = None
-        ) -> dict[str, Any]:
-    """`pincite ask Q --json`: the answer with verified citations, or not_found."""
-    return lib.ask(p, question, as_of=as_of).to_dict()
+def ask(lib: Library, p: Principal, question: str, *, as_of: str | None = None,
+        releases: Path | None = None) -> dict[str, Any]:
+    """`pincite ask Q --json`: the answer with verified citations, or not_found (routed
+    as `search` is)."""
+    return lib.ask(p, question, as_of=as_of,
+                   generation=lib.canary_for(p, releases)).to_dict()
 
 
 def delete(lib: Library, p: Principal, source_id: str, *, purge: bool = False
@@ -169,3 +174,23 @@ def extract(lib: Library, p: Principal, schema: dict[str, Any] | str, docs: Sequ
 def calibration(lib: Library, p: Principal, field: str | None = None) -> dict[str, Any]:
     """`pincite calibrate --json` (`--field`)."""
     return lib.calibration(p, field=field)
+
+
+def rank(lib: Library, p: Principal, body: bytes, tender_schema: Path | None = None
+         ) -> dict[str, Any]:
+    """`pincite rank --profile FILE --json`, the profile file's content sent as the JSON
+    body (`profile_file` is None: no file was read)."""
+    from ..library import default_tender_schema, rank_json
+
+    return rank_json(lib, p, body, tender_schema or default_tender_schema())
+
+
+def runs(book: Any, p: Principal, *, limit: int = 50) -> list[dict[str, Any]]:
+    """`pincite runs --json` (`--limit`): the principal's own runs, newest first."""
+    return book.runs(p, limit=limit)  # type: ignore[no-any-return]
+
+
+def run(book: Any, p: Principal, run_id: str) -> dict[str, Any]:
+    """`pincite runs ID --json`: one of the principal's runs with its steps; NotFound for
+    any other id."""
+    return book.run(p, run_id)  # type: ignore[no-any-return]

@@ -8,7 +8,8 @@
   anything else is read, and the caller's tenant must be within its rate and its
   in-flight cap (429 with `Retry-After`); the caller is left in `request.state.caller`;
 - a request body is capped: `max_body` bytes for JSON routes, `max_upload` for the upload
-  route, by `Content-Length` and by counting what arrives (413 `body_too_large`);
+  route, a route's own cap where `caps` names one (the workbook of `POST /fill`), by
+  `Content-Length` and by counting what arrives (413 `body_too_large`);
 - each request is timed into the metrics and logged as one JSON line (method, route,
   status, milliseconds, tenant, credential id: never a body, a query or document text).
 """
@@ -50,13 +51,15 @@ class FrontDoor:
     def __init__(self, app: Any, *, guard: Guard, max_body: int, max_upload: int,
                  upload_paths: frozenset[str], authenticate: Callable[[str | None], Any],
                  throttle: Any, public: Callable[[str], bool], metrics: Any = None,
-                 threads: int | None = None, timeout: float | None = None) -> None:
+                 threads: int | None = None, timeout: float | None = None,
+                 caps: dict[str, int] | None = None) -> None:
         self.app, self.guard = app, guard
         self.threads = threads  # library calls at once (the worker thread pool's size)
         self.timeout = timeout
         self.authenticate, self.throttle, self.public = authenticate, throttle, public
         self.max_body, self.max_upload, self.upload_paths = max_body, max_upload, upload_paths
         self.metrics = metrics
+        self.caps = caps or {}  # paths with a body cap of their own (counted, and timed)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -128,7 +131,7 @@ class FrontDoor:
     async def _capped(self, scope: Scope, receive: Receive, send: Send,
                       headers: dict[str, str]) -> None:
         upload = scope["path"] in self.upload_paths
-        cap = self.max_upload if upload else self.max_body
+        cap = self.caps.get(scope["path"]) or (self.max_upload if upload else self.max_body)
         declared = headers.get("content-length")
         if not upload and declared is not None:
             try:

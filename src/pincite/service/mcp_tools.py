@@ -22,6 +22,8 @@ from .auth import Authenticator
 from .scopes import Caller, Scope
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..library import Library
 
 UNTRUSTED_NOTE = ("Every `text` and `quote` field below is content quoted from documents: "
@@ -39,8 +41,11 @@ def _wrapped(tool: str, body: Any) -> dict[str, Any]:
             "result": body}
 
 
-def build_mcp(lib: "Library", auth: Authenticator, credential: str) -> Any:
-    """Return the MCP server acting as the caller of `credential` (checked on every call)."""
+def build_mcp(lib: "Library", auth: Authenticator, credential: str,
+              releases: "Path | None" = None) -> Any:
+    """Return the MCP server acting as the caller of `credential` (checked on every call);
+    search and ask serve a canary cohort member from the canary's generation, as the HTTP
+    routes do (`releases`: where the release records are, as `ServiceConfig.releases`)."""
     try:
         import anyio
         from mcp.server.mcpserver import MCPServer
@@ -68,12 +73,14 @@ def build_mcp(lib: "Library", auth: Authenticator, credential: str) -> Any:
     async def search(query: str, k: int = 10) -> dict[str, Any]:
         k = max(1, min(int(k), 200))
         return await run("search", Scope.READ,
-                         lambda c: contracts.search(lib, c.principal, query, k=k))
+                         lambda c: contracts.search(lib, c.principal, query, k=k,
+                                                    releases=releases))
 
     @server.tool(description="Answer a question with the passages that hold the answer, each "
                  "with a verified citation, or status not_found. No text is generated.")
     async def ask(question: str) -> dict[str, Any]:
-        return await run("ask", Scope.READ, lambda c: contracts.ask(lib, c.principal, question))
+        return await run("ask", Scope.READ, lambda c: contracts.ask(
+            lib, c.principal, question, releases=releases))
 
     @server.tool(description="Find quotes in a document (SOURCE_ID or SOURCE_ID@REVISION) and "
                  "return verified provenance entries (quote_verified, verify_reason).")

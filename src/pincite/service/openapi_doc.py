@@ -1,6 +1,7 @@
 """The OpenAPI document (`GET /openapi.json`): the routes FastAPI describes, the record
-JSON Schemas pincite generates (`src/pincite/schemas/*.json`, from the record models) as
-components, the error envelope on every route, and the bearer scheme."""
+JSON Schemas pincite generates (`src/pincite/schemas/*.json`, from the record models) and
+those of the rank, fill and runs bodies (`work_schemas`) as components, the error envelope
+on every route, and the bearer scheme."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from .envelope import ERROR_SCHEMA
 
 # generated schema file → component name
 _FILES = {"evidence-bundle.json": "EvidenceBundle", "records.json": "RecordsDocument",
-          "review-item.json": "ReviewItem", "field-record.json": "FieldRecord"}
+          "review-item.json": "ReviewItem", "field-record.json": "FieldRecord",
+          "company-profile.json": "CompanyProfile"}
 LIST: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
 OBJECT: dict[str, Any] = {"type": "object"}
 _ERRORS = {400: "malformed request", 401: "no valid credentials", 403: "not allowed",
@@ -50,7 +52,9 @@ def _rewrite(node: Any) -> Any:
 
 def record_schemas() -> dict[str, Any]:
     """Return the generated record schemas as OpenAPI components (their `$defs` too)."""
-    out: dict[str, Any] = {"ErrorEnvelope": ERROR_SCHEMA}
+    from .work_schemas import COMPONENTS
+
+    out: dict[str, Any] = {"ErrorEnvelope": ERROR_SCHEMA, **COMPONENTS}
     base = resources.files("pincite").joinpath("schemas")
     for fname, name in _FILES.items():
         doc = json.loads(base.joinpath(fname).read_text(encoding="utf-8"))

@@ -130,7 +130,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
         name = os.path.basename(source_id) or "upload"
         spool = Path(tempfile.mkdtemp(prefix="pincite-upload-", dir=served.config.upload_dir))
         try:
-            size = await _spool(request, spool / name, served.config.max_upload)
+            size = await spool_body(request, spool / name, served.config.max_upload)
             result = await run_in_threadpool(
                 lib.ingest_upload, spool / name, name=source_id, source_id=source_id,
                 tenant=p.tenant, acl=acl_given, new_acl=None if acl_given else ["*"],
@@ -144,7 +144,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
         return [result.to_dict()]
 
 
-async def _spool(request: Any, path: Path, cap: int) -> int:
+async def spool_body(request: Any, path: Path, cap: int) -> int:
     """Write the request body to `path` as it arrives, keeping at most `cap + 1` bytes;
     return the bytes received (past the cap, the rest is read and dropped up to a bound)."""
     n = 0

@@ -49,13 +49,13 @@ def register(app: Any, served: "Served", caller: Any) -> None:
                source: Annotated[list[str] | None, Query(max_length=100)] = None,
                source_prefix: Annotated[str | None, Query(max_length=1024)] = None) -> Any:
         return contracts.search(lib, p, q, k=k, as_of=as_of, source=source or (),
-                                source_prefix=source_prefix)
+                                source_prefix=source_prefix, releases=served.config.releases)
 
     @app.get("/ask", tags=["retrieval"], summary="`pincite ask Q --json`: passages with "
              "verified citations, or not_found", responses=returns(OBJECT))
     def ask(q: Annotated[str, text], p: Principal = read,
             as_of: Annotated[str | None, Query(max_length=64)] = None) -> Any:
-        out = contracts.ask(lib, p, q, as_of=as_of)
+        out = contracts.ask(lib, p, q, as_of=as_of, releases=served.config.releases)
         served.metrics.count_unverified("/ask", [i.get("citation") or {} for i in out["items"]])
         return out
 

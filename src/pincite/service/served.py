@@ -1,6 +1,7 @@
 """What the service's routes share: its configuration, the library, the limits, the
 metrics, and the dependency that gives a route the principal of a caller with a scope."""
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,11 @@ class ServiceConfig:
     # (bench/serve.py: 8 threads on 2 cores give a third of one thread's rate)
     threads: int = field(default_factory=lambda: default_threads())
     timeout: float | None = 120.0  # seconds a request may run (not uploads)
+    # fill artifacts: a folder the service owns (None: a fresh private temporary folder)
+    artifact_dir: Path | None = None
+    tender_schema: Path | None = None  # what rank reads calls with (None: the checkout's)
+    releases: Path | None = None  # release records (None: $PINCITE_RELEASES, beside the store)
+    runs_db: str | None = None  # the runs' system database (None: the store's own)
 
 
 @dataclass
@@ -47,6 +53,16 @@ class Served:
     throttle: Throttle
     metrics: Any
     guard: Guard
+    artifacts: Any = None  # `artifacts.Artifacts`
+    _book: Any = None
+    _booking: threading.Lock = field(default_factory=threading.Lock)
+
+    def runs(self) -> Any:
+        """Return the runs book of the served store (one per app, opened on first use)."""
+        with self._booking:
+            if self._book is None:
+                self._book = self.lib.runs(self.lib.url, self.config.runs_db)
+        return self._book
 
     def caller_dependency(self) -> Callable[..., Any]:
         """Return the dependency giving the caller the front door authenticated (the

@@ -34,14 +34,17 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
         from starlette.exceptions import HTTPException as StarletteHTTPException
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise MissingExtra("fastapi", "review") from exc
-    from . import routes_documents, routes_query, routes_review, signin
+    from . import routes_documents, routes_query, routes_review, routes_work, signin
+    from .artifacts import Artifacts
     from .frontdoor import FrontDoor
     from .openapi_doc import attach_openapi
     from .telemetry import Metrics
 
     guard = Guard(config.allowed_hosts if config.allowed_hosts is not None
                   else list(LOOPBACK_HOSTS))
-    served = Served(lib, config, Throttle(config.limits), Metrics(), guard)
+    served = Served(lib, config, Throttle(config.limits), Metrics(), guard,
+                    Artifacts(config.artifact_dir))
+    served.metrics.watch(lib.review_depth, lambda: served.runs().depth())
     app = FastAPI(title="pincite", version="1", docs_url=None, redoc_url=None,
                   openapi_url=None,
                   description="Retrieval and extraction where every answer is a verified "
@@ -97,12 +100,14 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
     routes_documents.register(app, served, caller)
     routes_query.register(app, served, caller)
     routes_review.register(app, served, caller)
+    routes_work.register(app, served, caller)
     signin.mount(app, served)
     attach_openapi(app)
     return FrontDoor(app, guard=guard, max_body=config.max_body, max_upload=config.max_upload,
                      upload_paths=frozenset({UPLOAD_PATH}), authenticate=config.auth.bearer,
                      throttle=served.throttle, public=is_public, metrics=served.metrics,
-                     threads=config.threads, timeout=config.timeout)
+                     threads=config.threads, timeout=config.timeout,
+                     caps={routes_work.FILL_PATH: routes_work.fill_cap(served)})
 
 
 def is_public(path: str) -> bool:

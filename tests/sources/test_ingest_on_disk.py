@@ -205,6 +205,9 @@ def test_a_blob_copy_that_no_longer_hashes_stores_nothing(lib, tmp_path: Path):
         sha = lib.store.blobs.put_file("acme", fd, f.stat().st_size,
                                        hashlib.sha256(f.read_bytes()).hexdigest())
         assert lib.store.blobs.get("acme", sha) == f.read_bytes()
+        assert lib.store.blobs.digest("acme", sha) == sha  # hashed in chunks, or in the server
+        with pytest.raises(FileNotFoundError):
+            lib.store.blobs.digest("acme", "1" * 64)
     finally:
         os.close(fd)
 

@@ -1,6 +1,8 @@
 """Inspection: the media kind from the bytes, and hostile files quarantined before parsing.
 
-Every hostile file is built here, in memory (no fixtures on disk).
+Every hostile file is built here, in memory (no fixtures on disk). Every case is decided
+twice — from the bytes, and from a file read on demand in small chunks (`FileView`, the
+path of a large upload) — and both decisions must be the same.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import tempfile
 import zipfile
 import zlib
 
@@ -15,7 +18,9 @@ import pytest
 
 from pincite.errors import ParseFailure
 from pincite.limits import Limits
-from pincite.sources.inspect import Inspection, inspect
+from pincite.sources import inspect as inspection
+from pincite.sources.file_view import FileView
+from pincite.sources.inspect import Inspection
 from tests.sources.hostile import (
     CONTENT_TYPES,
     DOCUMENT,
@@ -32,6 +37,27 @@ from tests.sources.hostile import (
 )
 
 LIMITS = Limits()
+
+
+def inspect(data: bytes, **kw) -> Inspection:
+    """Return what `data` is, decided from the bytes and from the bytes in a file; raise
+    its ParseFailure — after checking that the file path agrees on both."""
+    try:
+        want = inspection.inspect(data, **kw)
+    except ParseFailure as failure:
+        with pytest.raises(ParseFailure) as got:
+            _from_file(data, **kw)
+        assert (got.value.reason, got.value.detail) == (failure.reason, failure.detail)
+        raise
+    assert _from_file(data, **kw) == want
+    return want
+
+
+def _from_file(data: bytes, **kw) -> Inspection:
+    with tempfile.TemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        return inspection.inspect(FileView(f.fileno(), len(data), chunk=4096), **kw)
 
 def quarantined(data: bytes, name: str | None = None, limits: Limits = LIMITS,
                 declared: str | None = None) -> ParseFailure:

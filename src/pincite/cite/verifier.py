@@ -32,7 +32,6 @@ every occurrence when there is more than one (`ambiguous` unless one was chosen 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -103,11 +102,9 @@ class Verifier:
         ok = self._hash_ok.get(key)
         if ok is None:
             try:
-                data = self.store.blobs.get(rev.tenant, rev.sha256)
+                ok = self.store.blobs.digest(rev.tenant, rev.sha256) == rev.sha256
             except OSError:
                 ok = False
-            else:
-                ok = hashlib.sha256(data).hexdigest() == rev.sha256
             self._hash_ok[key] = ok
         return ok
 

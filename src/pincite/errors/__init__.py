@@ -38,6 +38,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   └── StoreBusy (503)           another writer holds the store past the timeout
     ├── ParseFailure (422)            bytes refused by inspection, a container check, a parser
     │                                 or the sandbox; `reason` is a `QuarantineReason`
+    ├── InputChanged (409)            a file written to while it was ingested from disk
     ├── IndexUnavailable (503)        no retrieval channel of the generation could be read
     │   ├── VectorsUnavailable (503)  a generation's vector file is missing or misshapen
     │   └── AnnUnavailable (503)      an ANN partition file is missing, damaged or misbehaved

@@ -283,6 +283,18 @@ class ParseFailure(PinciteError):
         return (type(self), (self.reason, self.detail))
 
 
+class InputChanged(PinciteError):
+    """A file changed while it was ingested from disk (written to, truncated or replaced
+    between the reads that hash, check, parse and store it): nothing was stored."""
+
+    code = "input_changed"
+    status = 409
+
+    def __init__(self, name: str, how: str) -> None:
+        super().__init__(f"{name} changed while it was being ingested ({how}); nothing was "
+                         "stored: ingest it again once nothing is writing to it")
+
+
 class MissingExtra(PinciteError):
     code = "missing_extra"
     status = 500
@@ -438,6 +450,7 @@ __all__ = [
     "GenerationInvalid",
     "HnswlibMissing",
     "IndexUnavailable",
+    "InputChanged",
     "InvalidCitation",
     "InvalidContract",
     "InvalidCorrection",

@@ -27,6 +27,11 @@ unbounded:
   `embedded_file` (embedded OLE objects or packages);
 - `check_ole(data)` refuses an OLE2 file that is a password-protected Office package
   (`encrypted`); what a legacy `.doc`/`.xls` is called is the caller's word.
+
+Every check takes `bytes` or any `ByteView` — a file read on demand
+(`sources.file_view.FileView`), so a large upload is checked without being held whole:
+the checks only slice, search and test membership, reading at most one inflate chunk or
+one directory record at a time.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..errors import ParseFailure
 from ..limits import Limits
@@ -72,6 +78,24 @@ _PADDING_RE = re.compile(rb"[ \t\r\n\x0b\x0c\x00]*")  # what may follow an archi
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTION_STREAMS = ("EncryptionInfo", "EncryptedPackage")
+_U16, _U32, _DIFAT = struct.Struct("<H"), struct.Struct("<I"), struct.Struct("<109I")
+
+
+
+class ByteView(Protocol):
+    """What the checks use of `bytes`: length, slices, searches; `bytes` is one."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: slice, /) -> bytes: ...
+    def __contains__(self, sub: bytes, /) -> bool: ...
+    def find(self, sub: bytes, start: int = 0, end: int = ..., /) -> int: ...
+    def rfind(self, sub: bytes, start: int = 0, end: int = ..., /) -> int: ...
+    def startswith(self, prefix: bytes, /) -> bool: ...
+
+
+def _unpack(fmt: struct.Struct, data: ByteView, pos: int) -> tuple:
+    """Return `fmt` unpacked at `pos` (struct.error when the bytes end first)."""
+    return fmt.unpack(data[pos:pos + fmt.size])
 
 
 # --- ZIP ----------------------------------------------------------------------------------
@@ -102,7 +126,7 @@ class ZipEntry:
     header: int  # absolute offset of the local header
 
 
-def locate(data: bytes) -> ZipLocation | None:
+def locate(data: ByteView) -> ZipLocation | None:
     """Return the archive in `data` (the last end record that checks out), or None."""
     lo = max(0, len(data) - _MAX_COMMENT - _EOCD.size)
     pos = data.rfind(EOCD_SIG, lo)
@@ -114,10 +138,10 @@ def locate(data: bytes) -> ZipLocation | None:
     return None
 
 
-def _check_eocd(data: bytes, pos: int) -> ZipLocation | None:
+def _check_eocd(data: ByteView, pos: int) -> ZipLocation | None:
     if pos + _EOCD.size > len(data):
         return None
-    _, disk, cd_disk, _, count, cd_size, cd_offset, comment = _EOCD.unpack_from(data, pos)
+    _, disk, cd_disk, _, count, cd_size, cd_offset, comment = _unpack(_EOCD, data, pos)
     end = pos + _EOCD.size + comment
     if end > len(data) or disk != 0 or cd_disk != 0:
         return None
@@ -129,7 +153,7 @@ def _check_eocd(data: bytes, pos: int) -> ZipLocation | None:
         record = loc - _EOCD64.size
         if record < 0 or data[record:record + 4] != _EOCD64_SIG:
             return None
-        fields = _EOCD64.unpack_from(data, record)
+        fields = _unpack(_EOCD64, data, record)
         count, cd_size, cd_offset = fields[7], fields[8], fields[9]
     cd_start = record - cd_size
     if cd_start < 0 or cd_start < cd_offset:
@@ -139,17 +163,17 @@ def _check_eocd(data: bytes, pos: int) -> ZipLocation | None:
     return ZipLocation(pos, end, cd_start, cd_size, count, cd_start - cd_offset)
 
 
-def check_bounds(data: bytes, loc: ZipLocation) -> None:
+def check_bounds(data: ByteView, loc: ZipLocation) -> None:
     """Refuse bytes in front of the archive at `loc` or anything but padding behind it."""
     if loc.prefix:
         raise ParseFailure("type_mismatch", f"{loc.prefix} bytes of something else precede "
                            "the ZIP archive (a polyglot or self-extracting file)")
-    if not _PADDING_RE.fullmatch(data, loc.end):
+    if not _PADDING_RE.fullmatch(data[loc.end:]):  # under 64 KiB: the end record's comment
         raise ParseFailure("type_mismatch", "data follows the end of the ZIP archive (a "
                            "polyglot file)")
 
 
-def read_directory(data: bytes, loc: ZipLocation, limits: Limits) -> list[ZipEntry]:
+def read_directory(data: ByteView, loc: ZipLocation, limits: Limits) -> list[ZipEntry]:
     """Return the entries of the archive at `loc`, checking names, counts and encryption."""
     if loc.count > limits.max_zip_entries:
         raise ParseFailure("zip_bomb", f"the archive declares {loc.count} entries, over the "
@@ -164,7 +188,7 @@ def read_directory(data: bytes, loc: ZipLocation, limits: Limits) -> list[ZipEnt
         if p + _CENTRAL.size > end or data[p:p + 4] != _CENTRAL_SIG:
             raise ParseFailure("malformed", f"the ZIP central directory is corrupt at byte {p}")
         (_, _, _, flags, method, _, _, crc, csize, usize, nlen, elen, clen,
-         disk, _, _, header) = _CENTRAL.unpack_from(data, p)
+         disk, _, _, header) = _unpack(_CENTRAL, data, p)
         raw = data[p + 46:p + 46 + nlen]
         extra = data[p + 46 + nlen:p + 46 + nlen + elen]
         p += 46 + nlen + elen + clen
@@ -219,7 +243,7 @@ def _check_name(name: str) -> None:
                            "(absolute path or '..'); the file is hostile or damaged")
 
 
-def scan_entries(data: bytes, entries: list[ZipEntry], limits: Limits,
+def scan_entries(data: ByteView, entries: list[ZipEntry], limits: Limits,
                  cd_start: int) -> tuple[str, ...]:
     """Check sizes, overlaps, CRCs and XML of every entry; return the flags found."""
     total = sum(e.usize for e in entries)
@@ -244,7 +268,7 @@ def scan_entries(data: bytes, entries: list[ZipEntry], limits: Limits,
                                "(overlapping entries: a zip bomb without recursion)")
     flags: set[str] = set()
     for h, _, e in spans:
-        nlen = _LOCAL.unpack_from(data, h)[9]
+        nlen = _unpack(_LOCAL, data, h)[9]
         if data[h + 30:h + 30 + nlen] != e.raw_name:
             raise ParseFailure("malformed", f"the local header of {e.name!r} names another file")
     for _, end, e in spans:
@@ -257,19 +281,19 @@ def scan_entries(data: bytes, entries: list[ZipEntry], limits: Limits,
     return tuple(sorted(flags))
 
 
-def _data_span(data: bytes, e: ZipEntry, cd_start: int) -> tuple[int, int]:
+def _data_span(data: ByteView, e: ZipEntry, cd_start: int) -> tuple[int, int]:
     """Return (local header offset, end of data) of an entry."""
     h = e.header
     if h < 0 or h + _LOCAL.size > cd_start or data[h:h + 4] != LOCAL_SIG:
         raise ParseFailure("malformed", f"entry {e.name!r} points at no local header")
-    _, _, _, _, _, _, _, _, _, nlen, elen = _LOCAL.unpack_from(data, h)
+    _, _, _, _, _, _, _, _, _, nlen, elen = _unpack(_LOCAL, data, h)
     end = h + 30 + nlen + elen + e.csize
     if end > cd_start:
         raise ParseFailure("malformed", f"entry {e.name!r} runs into the central directory")
     return h, end
 
 
-def _scan_entry(data: bytes, e: ZipEntry, end: int, limits: Limits, flags: set[str]) -> None:
+def _scan_entry(data: ByteView, e: ZipEntry, end: int, limits: Limits, flags: set[str]) -> None:
     start = end - e.csize
     ext = e.name.rsplit(".", 1)[-1].lower() if "." in e.name.rsplit("/", 1)[-1] else ""
     xml = ext not in _MEDIA_EXTS and not e.name.endswith("/")
@@ -278,7 +302,7 @@ def _scan_entry(data: bytes, e: ZipEntry, end: int, limits: Limits, flags: set[s
                            f"{limits.max_xml_part_bytes}-byte limit for one XML part")
     crc = 0
     tail = b""
-    for chunk in _inflate(memoryview(data)[start:end], e):
+    for chunk in _inflate(data, start, end, e):
         crc = zlib.crc32(chunk, crc)
         if not xml:
             continue
@@ -295,20 +319,21 @@ def _scan_entry(data: bytes, e: ZipEntry, end: int, limits: Limits, flags: set[s
                            "damaged")
 
 
-def _inflate(view: memoryview, e: ZipEntry) -> Iterator[bytes]:
-    """Yield the entry's bytes; never more than its declared size plus one chunk check."""
+def _inflate(data: ByteView, start: int, end: int, e: ZipEntry) -> Iterator[bytes]:
+    """Yield the entry's bytes (stored in `data[start:end]`); never more than its declared
+    size plus one chunk check."""
     if e.method == 0:
-        for i in range(0, len(view), _OUT_CHUNK):
-            yield bytes(view[i:i + _OUT_CHUNK])
+        for i in range(start, end, _OUT_CHUNK):
+            yield data[i:min(i + _OUT_CHUNK, end)]
         return
     d = zlib.decompressobj(-15)
-    total, pos, pending = 0, 0, b""
+    total, pos, pending = 0, start, b""
     try:
         while not d.eof:
             if not pending:
-                if pos >= len(view):
+                if pos >= end:
                     break
-                pending = bytes(view[pos:pos + _IN_CHUNK])
+                pending = data[pos:min(pos + _IN_CHUNK, end)]
                 pos += len(pending)
             out = d.decompress(pending, _OUT_CHUNK)
             pending = d.unconsumed_tail
@@ -330,7 +355,7 @@ def _inflate(view: memoryview, e: ZipEntry) -> Iterator[bytes]:
 
 # --- OLE2 ---------------------------------------------------------------------------------
 
-def check_ole(data: bytes) -> None:
+def check_ole(data: ByteView) -> None:
     """Refuse an OLE2 compound file that holds an encrypted Office package (`encrypted`).
 
     The directory decides when it can be read; when it cannot, the stream names anywhere
@@ -347,20 +372,20 @@ def check_ole(data: bytes) -> None:
                            "upload it again")
 
 
-def _ole_names(data: bytes) -> set[str]:
+def _ole_names(data: ByteView) -> set[str]:
     """Return the stream and storage names in an OLE2 directory (bounded, best effort)."""
     try:
-        shift = struct.unpack_from("<H", data, 0x1E)[0]
+        shift = _unpack(_U16, data, 0x1E)[0]
         size = 1 << shift
         if shift not in (9, 12):
             return set()
-        n_fat, first_dir = struct.unpack_from("<I", data, 0x2C)[0], struct.unpack_from(
-            "<I", data, 0x30)[0]
-        difat = list(struct.unpack_from("<109I", data, 0x4C))[:min(n_fat, 109)]
+        n_fat, first_dir = _unpack(_U32, data, 0x2C)[0], _unpack(_U32, data, 0x30)[0]
+        difat = list(_unpack(_DIFAT, data, 0x4C))[:min(n_fat, 109)]
+        sector_ids = struct.Struct(f"<{size // 4}I")
         fat: list[int] = []
         for sector in difat:
             off = (sector + 1) * size
-            fat.extend(struct.unpack_from(f"<{size // 4}I", data, off))
+            fat.extend(_unpack(sector_ids, data, off))
         names: set[str] = set()
         sector, seen = first_dir, 0
         while sector < 0xFFFFFFFA and seen < 4096:

@@ -7,11 +7,17 @@ A refused link is never opened; it becomes an `Input` with a reason, which inges
 in quarantine. A file is opened without following a link in its last component, checked
 from `fstat` before any byte is read, and read at most `max_bytes + 1` bytes, so a file over
 the limit (or one that grows past it while read) is never wholly in memory.
+
+`open_bounded` makes those checks and returns the open `SourceFile`: a small file is read
+whole from it (`read_all`, what `read_bounded` returns); a large one is streamed
+(`digest`, `view`), never held whole, and `check_unchanged` tells whether anything wrote
+to it while it was read.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 import unicodedata
@@ -19,8 +25,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ParseFailure, UsageError
+from ..errors import InputChanged, ParseFailure, UsageError
 from ..vocab import QuarantineReason
+from .file_view import FileView
 
 _CHUNK = 1 << 20
 
@@ -127,6 +134,14 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
     `over_limit` when `fstat` says it is over `max_bytes` or more than `max_bytes` bytes
     can be read from it (a file that grows while read, or one whose size `stat` does not
     tell). At most `max_bytes + 1` bytes are read."""
+    with open_bounded(path, max_bytes) as f:
+        return f.read_all()
+
+
+def open_bounded(path: Path, max_bytes: int) -> SourceFile:
+    """Return the regular file `path` opened for reading (no byte read yet); raise
+    ParseFailure as `read_bounded` does before it reads: `symlink`, `unsupported_type`, or
+    `over_limit` when `fstat` says it is over `max_bytes`."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -135,7 +150,7 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
             raise ParseFailure(QuarantineReason.SYMLINK, f"{path.name} became a symbolic link "
                                "before it was read; it is not followed") from None
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    with open(fd, "rb") as f:
+    try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise ParseFailure(QuarantineReason.UNSUPPORTED_TYPE,
@@ -143,15 +158,87 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
         if st.st_size > max_bytes:
             raise ParseFailure(QuarantineReason.OVER_LIMIT, f"the file is {st.st_size} bytes, "
                                f"over the {max_bytes}-byte limit")
-        parts = [f.read(st.st_size + 1)]
-        total = len(parts[0])
-        while total <= max_bytes:
-            chunk = f.read(min(_CHUNK, max_bytes + 1 - total))
+    except BaseException:
+        os.close(fd)
+        raise
+    return SourceFile(path, fd, st, max_bytes)
+
+
+class SourceFile:
+    """A regular file opened by `open_bounded`: its descriptor, and the `fstat` taken when it
+    was opened (its `size` was checked against the limit before any byte was read).
+
+    Either read it whole (`read_all`, the small-file path) or stream it: `digest` hashes it
+    in chunks, `view` reads it on demand for inspection, and `check_unchanged` says whether
+    it was written to since it was opened. Every read is a `pread`, so the descriptor can be
+    lent to the parser worker. Close it, or use it as a context manager.
+    """
+
+    def __init__(self, path: Path, fd: int, st: os.stat_result, max_bytes: int) -> None:
+        self.path = path
+        self.fd = fd
+        self.size = st.st_size
+        self.max_bytes = max_bytes
+        self._stamp = _stamp(st)
+
+    def __enter__(self) -> SourceFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the descriptor (again: nothing)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def read_all(self) -> bytes:
+        """Return every byte of the file, at most `max_bytes + 1` read; raise ParseFailure
+        `over_limit` when more than `max_bytes` can be read (it grew while read)."""
+        with open(self.fd, "rb", closefd=False) as f:
+            parts = [f.read(self.size + 1)]
+            total = len(parts[0])
+            while total <= self.max_bytes:
+                chunk = f.read(min(_CHUNK, self.max_bytes + 1 - total))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                total += len(chunk)
+        if total > self.max_bytes:
+            raise _grew(self.max_bytes)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def digest(self) -> tuple[str, int]:
+        """Return the sha256 of the file and its length, read in chunks to its end (at most
+        `max_bytes + 1` bytes); raise ParseFailure `over_limit` as `read_all` does."""
+        h = hashlib.sha256()
+        n = 0
+        while True:
+            chunk = os.pread(self.fd, min(_CHUNK, self.max_bytes + 1 - n), n)
             if not chunk:
-                break
-            parts.append(chunk)
-            total += len(chunk)
-    if total > max_bytes:
-        raise ParseFailure(QuarantineReason.OVER_LIMIT, f"more than {max_bytes} bytes were "
-                           "read from the file (it grew while read); it is over the limit")
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+                return h.hexdigest(), n
+            h.update(chunk)
+            n += len(chunk)
+            if n > self.max_bytes:
+                raise _grew(self.max_bytes)
+
+    def view(self, size: int) -> FileView:
+        """Return the first `size` bytes of the file as a `FileView` (read on demand)."""
+        return FileView(self.fd, size, name=self.path.name)
+
+    def check_unchanged(self, size: int) -> None:
+        """Raise InputChanged unless the file still is as `fstat` saw it when it was opened,
+        `size` bytes long (nothing has written to, truncated or grown it)."""
+        st = os.fstat(self.fd)
+        if _stamp(st) != self._stamp or st.st_size != size:
+            raise InputChanged(self.path.name, "it was written to while it was read")
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _grew(max_bytes: int) -> ParseFailure:
+    return ParseFailure(QuarantineReason.OVER_LIMIT, f"more than {max_bytes} bytes were read "
+                        "from the file (it grew while read); it is over the limit")

@@ -21,12 +21,18 @@ from ..limits import Limits
 from ..model import MEDIA_TYPES, Revision, TextLayer, check_name, parse_acl_entry, timestamp
 from ..model.names import check_source_id
 from ..parse import parser_id
+from ..parse.containers import ByteView
 from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store
+from ..store.blobs import BlobStore
 from ..vocab import ElementKind, IngestStatus, LayerFlag
-from .acquire import Input, read_bounded
+from .acquire import Input, SourceFile, open_bounded
 from .inspect import inspect
 from .sandbox import ParserSandbox
+
+# Files at least this large are ingested from disk (`Ingestor.ingest_file`), never read
+# whole into this process; smaller ones are read whole (one read, then bytes throughout).
+STREAM_FROM = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +68,7 @@ class Ingestor:
 
     def __init__(self, store: Store, *, tenant: str, acl: Sequence[str] | None,
                  limits: Limits | None = None, sandbox: bool = True,
-                 owner: str | None = None) -> None:
+                 owner: str | None = None, stream_from: int = STREAM_FROM) -> None:
         self.store = store
         self.tenant = check_name("tenant", tenant)
         # the ingesting user: recorded as the owner of the sources it creates and of the
@@ -71,6 +77,7 @@ class Ingestor:
         self.acl = None if acl is None else tuple(sorted({parse_acl_entry(a) for a in acl}))
         self.limits = limits or Limits()
         self._sandbox = ParserSandbox(self.limits) if sandbox else None
+        self.stream_from = stream_from
 
     def close(self) -> None:
         """Stop the parser sandbox."""
@@ -83,12 +90,17 @@ class Ingestor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _parse(self, kind: str, data: bytes, password: str | None):  # type: ignore[no-untyped-def]
+    def _parse(self, kind: str, data: bytes, password: str | None) -> TextLayer:
         if self._sandbox is not None:
             return self._sandbox.parse(kind, data, password=password)
         from .sandbox import parse_untrusted
 
         return parse_untrusted(kind, data, password=password, limits=self.limits, sandbox=False)
+
+    def _parse_body(self, kind: str, body: _Body, password: str | None) -> TextLayer:
+        if isinstance(body, _OnDisk) and self._sandbox is not None:
+            return self._sandbox.parse_file(kind, body.file.fd, body.size, password=password)
+        return self._parse(kind, body.bytes(), password)
 
     def ingest(self, data: bytes, *, source_id: str, path: str, name: str | None = None,
                password: str | None = None) -> IngestResult:
@@ -98,7 +110,11 @@ class Ingestor:
         if len(data) > self.limits.max_bytes:
             return self._quarantine(source_id, path, None, len(data), "over_limit",
                                     f"{len(data)} bytes is over the {self.limits.max_bytes}-byte limit", at)
-        sha = hashlib.sha256(data).hexdigest()
+        return self._ingest(_InMemory(data), source_id, path, name, password, at)
+
+    def _ingest(self, body: _Body, source_id: str, path: str, name: str | None,
+                password: str | None, at: str) -> IngestResult:
+        sha = body.sha256
         existing = self.store.source(self.tenant, source_id)
         if existing is None and self.acl is None:
             raise UsageError(f"source {source_id!r} is new: give it an ACL (missing ACL = invisible)")
@@ -109,18 +125,20 @@ class Ingestor:
             return IngestResult(path, source_id, IngestStatus.UNCHANGED, latest.revision_id, sha,
                                 latest.media_type, flags=latest.flags)
         try:
-            found = inspect(data, name=name, limits=self.limits)
-            layer = self._parse(found.kind, data, password)
+            found = inspect(body.view, name=name, limits=self.limits)
+            layer = self._parse_body(found.kind, body, password)
         except ParseFailure as f:
-            return self._quarantine(source_id, path, sha, len(data), f.reason, f.detail, at, data)
+            body.check()
+            return self._quarantine(source_id, path, sha, body.size, f.reason, f.detail, at, body)
+        body.check()
         flags = tuple(sorted(set(found.flags) | set(layer.flags)))
         if not layer.text.strip() and "no_text_layer" not in flags:
             flags = tuple(sorted(set(flags) | {"no_text_layer"}))
-        self.store.blobs.put(self.tenant, data, sha)
+        body.store(self.store.blobs, self.tenant)
         faults.hit("ingest.after_blob")
         rev, status = self.store.commit_revision(
             tenant=self.tenant, source_id=source_id, sha256=sha,
-            media_type=MEDIA_TYPES[found.kind], size=len(data), at=at, acl=self.acl,
+            media_type=MEDIA_TYPES[found.kind], size=body.size, at=at, acl=self.acl,
             flags=flags, layer=layer, owner=self.owner,
         )
         faults.hit("ingest.after_commit")
@@ -130,16 +148,27 @@ class Ingestor:
     def ingest_file(self, item: Input, *, source_id: str | None = None,
                     password: str | None = None) -> IngestResult:
         """Ingest one file found by `walk_inputs` (under `source_id`, default its own); a
-        refused link or a file over the size limit is quarantined without its bytes."""
+        refused link or a file over the size limit is quarantined without its bytes.
+
+        A file under `stream_from` bytes is read whole and ingested as `ingest` does; a
+        larger one never is: it is hashed in chunks, inspected through a `FileView`,
+        parsed by the sandbox worker from the descriptor it is lent, and copied into the
+        blob store in chunks — with the same results. A file written to in the meantime
+        raises InputChanged and stores nothing."""
         sid = check_source_id(source_id or item.source_id)
         if item.read_from is None:
             return self.refuse(sid, str(item.path), item.reason or "symlink", item.detail or "")
         try:
-            data = read_bounded(item.read_from, self.limits.max_bytes)
+            opened = open_bounded(item.read_from, self.limits.max_bytes)
         except ParseFailure as f:
             return self.refuse(sid, str(item.path), f.reason, f.detail)
-        return self.ingest(data, source_id=sid, path=str(item.path), name=item.path.name,
-                           password=password)
+        with opened:
+            try:
+                body: _Body = (_InMemory(opened.read_all()) if opened.size < self.stream_from
+                               else _OnDisk(opened, *opened.digest()))
+            except ParseFailure as f:
+                return self.refuse(sid, str(item.path), f.reason, f.detail)
+            return self._ingest(body, sid, str(item.path), item.path.name, password, timestamp())
 
     def refuse(self, source_id: str, path: str, reason: str, detail: str) -> IngestResult:
         """Record in quarantine an input refused before its bytes were read."""
@@ -150,13 +179,59 @@ class Ingestor:
                                 timestamp())
 
     def _quarantine(self, source_id: str, path: str, sha: str | None, size: int, reason: str,
-                    detail: str, at: str, data: bytes | None = None) -> IngestResult:
-        if data is not None and sha is not None:
-            self.store.quarantine_blobs.put(self.tenant, data, sha)
+                    detail: str, at: str, body: _Body | None = None) -> IngestResult:
+        if body is not None and sha is not None:
+            body.store(self.store.quarantine_blobs, self.tenant)
         self.store.add_quarantine(self.tenant, QuarantineRecord(
             source_id, path, sha, size, reason, detail, at, self.owner))
         return IngestResult(path, source_id, IngestStatus.QUARANTINED, doc_sha256=sha, reason=reason,
                             detail=detail)
+
+
+class _InMemory:
+    """An input held as bytes (a file under the streaming threshold, or bytes given)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+        self.sha256 = hashlib.sha256(data).hexdigest()
+        self.view: ByteView = data
+
+    def bytes(self) -> bytes:
+        """Return the input's bytes."""
+        return self.data
+
+    def check(self) -> None:
+        """Bytes in memory cannot change: nothing to check."""
+
+    def store(self, blobs: BlobStore, tenant: str) -> None:
+        """Put the bytes into `blobs`."""
+        blobs.put(tenant, self.data, self.sha256)
+
+
+class _OnDisk:
+    """An input left on disk: its first `size` bytes, which hash to `sha256`."""
+
+    def __init__(self, file: SourceFile, sha256: str, size: int) -> None:
+        self.file = file
+        self.size = size
+        self.sha256 = sha256
+        self.view: ByteView = file.view(size)
+
+    def bytes(self) -> bytes:
+        """Return the input's bytes, read whole (only for an in-process parse)."""
+        return self.view[0:self.size]
+
+    def check(self) -> None:
+        """Raise InputChanged when the file was written to since it was opened."""
+        self.file.check_unchanged(self.size)
+
+    def store(self, blobs: BlobStore, tenant: str) -> None:
+        """Copy the file into `blobs` in chunks (InputChanged if it no longer hashes)."""
+        blobs.put_file(tenant, self.file.fd, self.size, self.sha256)
+
+
+_Body = _InMemory | _OnDisk
 
 
 def unread_pages(layer: TextLayer | None) -> bool:

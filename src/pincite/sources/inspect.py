@@ -42,6 +42,8 @@ from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import MEDIA_TYPES
 from ..parse import containers
+from ..parse.containers import ByteView
+from .active_content import pdf_flags
 
 __all__ = ["Inspection", "inspect"]
 
@@ -73,19 +75,8 @@ _MAGIC = (
     (b"%!PS", "a PostScript file"), (b"{\\rtf", "an RTF document (save it as DOCX or PDF)"),
 )
 _WS = b" \t\r\n\x0b\x0c\x00"
-_EMPTY_RE = re.compile(rb"[ \t\r\n\x0b\x0c\x00]*")
-_PDF_TAIL_RE = re.compile(rb"startxref|%%EOF")
 _PDF_BODY_RE = re.compile(rb"\d+\s+\d+\s+obj\b")
 _PDF_HEADER_RE = re.compile(rb"%PDF-\d\.\d")
-_PDF_ACTIVE_RE = re.compile(
-    rb"/(?:JavaScript|JS|Launch|EmbeddedFiles?|RichMedia|SubmitForm|ImportData|GoToE|XFA)"
-    rb"(?![A-Za-z0-9#])"
-)
-_PDF_ESCAPED_NAME_RE = re.compile(rb"/[^\s/<>\[\]()%{}]*#[0-9A-Fa-f]{2}[^\s/<>\[\]()%{}]*")
-_PDF_ACTIVE_NAMES = frozenset(
-    b"JavaScript JS Launch EmbeddedFile EmbeddedFiles RichMedia SubmitForm ImportData "
-    b"GoToE XFA".split()
-)
 _HTML_IN_PDF_RE = re.compile(rb"<(?:html|script|body|iframe)[\s>/]", re.I)
 _HTML_STRONG_RE = re.compile(rb"<(?:!doctype\s+html|html|head|body)(?=[\s>/])", re.I)
 _HTML_WEAK_RE = re.compile(
@@ -98,6 +89,8 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
          (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
          (codecs.BOM_UTF16_BE, "utf-16-be"))
 _SAMPLE = 64 * 1024
+_HEAD = 8192  # the bytes every sniffing step looks at (the rest is read in chunks)
+_CHUNK = 1 << 20
 _MAX_CONTROL = 0.05
 
 _MD_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+\S", re.M)
@@ -119,40 +112,50 @@ class Inspection:
     flags: tuple[str, ...] = ()
 
 
-def inspect(data: bytes, *, name: str | None, limits: Limits,
+def inspect(data: ByteView, *, name: str | None, limits: Limits,
             declared: str | None = None) -> Inspection:
     """Return what `data` is; raise `ParseFailure` when it must not reach a parser.
 
+    `data` is `bytes`, or a file read on demand (`FileView`): every check reads the head,
+    the tail, or the whole in bounded chunks, so a large file is never held whole.
     `name` (a file name) and `declared` (a media kind or media type) are claims checked
     against the bytes; they never decide the format on their own.
     """
     return _inspect(data, name, limits, declared)
 
 
-def _inspect(data: bytes, name: str | None, limits: Limits,
+def _inspect(data: ByteView, name: str | None, limits: Limits,
              declared: str | None) -> Inspection:
     if len(data) > limits.max_bytes:
         raise ParseFailure("over_limit", f"the file is {len(data)} bytes, over the "
                            f"{limits.max_bytes}-byte limit")
-    if _EMPTY_RE.fullmatch(data, len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8)
-                           else 0):
+    head = data[:_HEAD]
+    if _blank(data, len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0):
         raise ParseFailure("empty", "the file is empty or holds only whitespace")
     claims = _claims(name, declared)
-    if data.startswith(containers.OLE_MAGIC) and data.find(b"%PDF-", 0, 1024) < 0:
+    if head.startswith(containers.OLE_MAGIC) and head.find(b"%PDF-", 0, 1024) < 0:
         return _ole(data)
     loc = containers.locate(data)
-    pdf = _pdf_view(data, loc)
+    pdf = _pdf_view(data, head, loc)
     if pdf:
-        return _finish("pdf", claims, _pdf_flags(data))
-    if loc is not None or data.startswith(containers.LOCAL_SIG):
+        return _finish("pdf", claims, pdf_flags(data))
+    if loc is not None or head.startswith(containers.LOCAL_SIG):
         return _zip(data, loc, claims, limits)
     for magic, what in _MAGIC:
-        if data.startswith(magic):
+        if head.startswith(magic):
             raise ParseFailure("unsupported_type", f"the file is {what}, not a format "
                                "pincite reads (PDF, DOCX, XLSX, HTML, Markdown, text, CSV)")
-    if data.startswith(b"MZ") and b"\x00" in data[:64]:
+    if head.startswith(b"MZ") and b"\x00" in head[:64]:
         raise ParseFailure("unsupported_type", "the file is a Windows executable")
-    return _textual(data, claims)
+    return _textual(data, head, claims)
+
+
+def _blank(data: ByteView, start: int) -> bool:
+    """Return True when every byte from `start` on is whitespace or NUL (read in chunks)."""
+    for pos in range(start, len(data), _CHUNK):
+        if data[pos:pos + _CHUNK].strip(_WS):
+            return False
+    return True
 
 
 def _claims(name: str | None, declared: str | None) -> list[tuple[str, str]]:
@@ -184,55 +187,35 @@ def _finish(kind: str, claims: list[tuple[str, str]], flags: tuple[str, ...] = (
 
 # --- PDF --------------------------------------------------------------------------------
 
-def _pdf_view(data: bytes, loc: containers.ZipLocation | None) -> bool:
+def _pdf_view(data: ByteView, head: bytes, loc: containers.ZipLocation | None) -> bool:
     """Return True when the bytes are a PDF; raise for a PDF that is also something else."""
-    at = data.find(b"%PDF-", 0, 1024)
+    at = head.find(b"%PDF-", 0, 1024)
     if at < 0:
         return False
-    prefix = data[:at]
+    prefix = head[:at]
     if prefix.strip(_WS) not in (b"", codecs.BOM_UTF8) and not (
-            _PDF_HEADER_RE.match(data, at) and _PDF_TAIL_RE.search(data)):
+            _PDF_HEADER_RE.match(head, at) and (b"startxref" in data or b"%%EOF" in data)):
         return False  # "%PDF-" mentioned in text, not a PDF
     other = None
     if loc is not None:
         other = "a ZIP archive"
-    elif data.startswith(containers.OLE_MAGIC):
+    elif head.startswith(containers.OLE_MAGIC):
         other = "an OLE2 compound file"
     elif at and (_HTML_STRONG_RE.search(prefix) or _HTML_WEAK_RE.search(prefix)):
         other = "HTML"
-    elif _HTML_IN_PDF_RE.search(data, 0, 1024):
+    elif _HTML_IN_PDF_RE.search(head, 0, 1024):
         other = "HTML"
-    elif at and any(data.startswith(m) for m, _ in _MAGIC):
-        other = next(w for m, w in _MAGIC if data.startswith(m))
+    elif at and any(head.startswith(m) for m, _ in _MAGIC):
+        other = next(w for m, w in _MAGIC if head.startswith(m))
     if other:
         raise ParseFailure("type_mismatch", f"the bytes are both a PDF and {other} (a polyglot "
                            "file); pincite reads files that are one format only")
     return True
 
 
-def _pdf_flags(data: bytes) -> tuple[str, ...]:
-    """Return ("active_content",) when an action or embedded-file name appears outside
-    stream data (compressed bytes would match short names like `/JS` by chance)."""
-    for m in _PDF_ACTIVE_RE.finditer(data):
-        if not _in_stream(data, m.start()):
-            return ("active_content",)
-    for m in _PDF_ESCAPED_NAME_RE.finditer(data):
-        decoded = re.sub(rb"#([0-9A-Fa-f]{2})", lambda g: bytes([int(g.group(1), 16)]),
-                         m.group()[1:])
-        if decoded in _PDF_ACTIVE_NAMES and not _in_stream(data, m.start()):
-            return ("active_content",)
-    return ()
-
-
-def _in_stream(data: bytes, pos: int) -> bool:
-    """Return True when `pos` lies between a `stream` keyword and its `endstream`."""
-    opened = data.rfind(b"stream", 0, pos)
-    return opened >= 0 and opened != data.rfind(b"endstream", 0, pos) + 3
-
-
 # --- ZIP / OOXML --------------------------------------------------------------------------
 
-def _zip(data: bytes, loc: containers.ZipLocation | None, claims: list[tuple[str, str]],
+def _zip(data: ByteView, loc: containers.ZipLocation | None, claims: list[tuple[str, str]],
          limits: Limits) -> Inspection:
     if loc is None:
         raise ParseFailure("malformed", "the ZIP archive has no end-of-directory record; it "
@@ -265,7 +248,7 @@ def _zip_what(names: set[str]) -> str:
 
 # --- OLE2 ---------------------------------------------------------------------------------
 
-def _ole(data: bytes) -> Inspection:
+def _ole(data: ByteView) -> Inspection:
     containers.check_ole(data)
     raise ParseFailure("unsupported_type", "the file is a legacy Office document (.doc/.xls) "
                        "or another OLE2 file; save it as DOCX or XLSX")
@@ -298,30 +281,30 @@ def _html_strength(head: bytes) -> int:
     return 1 if _HTML_WEAK_RE.match(s) else 0
 
 
-def _decode(data: bytes) -> tuple[str, bool]:
+def _decode(data: ByteView, head: bytes) -> tuple[str, bool]:
     """Return (a decoded sample, whether the whole file decodes strictly) for text bytes."""
-    bom = next(((b, e) for b, e in _BOMS if data.startswith(b)), None)
+    bom = next(((b, e) for b, e in _BOMS if head.startswith(b)), None)
     if bom is not None:
-        body, enc = data[len(bom[0]):], bom[1]
+        start, enc = len(bom[0]), bom[1]
     else:
-        body, enc = data, _utf16_without_bom(data) or "utf-8"
-    valid = _decodes(body, enc)
-    head = body[:_SAMPLE * (2 if enc.startswith("utf-16") else 4 if enc != "utf-8" else 1)]
-    sample = head.decode(enc, errors="replace")
+        start, enc = 0, _utf16_without_bom(head) or "utf-8"
+    valid = _decodes(data, start, enc)
+    n = _SAMPLE * (2 if enc.startswith("utf-16") else 4 if enc != "utf-8" else 1)
+    first = data[start:start + n]
+    sample = first.decode(enc, errors="replace")
     if not valid and enc == "utf-8":
         # Invalid UTF-8: judge it by whichever reading (UTF-8 or cp1252) is cleaner.
-        cp = head.decode("cp1252", errors="replace")
+        cp = first.decode("cp1252", errors="replace")
         sample = min(sample, cp, key=lambda t: len(_CONTROL_RE.findall(t)))
     return sample, valid
 
 
-def _decodes(body: bytes, enc: str) -> bool:
-    """Return True when `body` decodes strictly as `enc` (in chunks: bounded memory)."""
+def _decodes(data: ByteView, start: int, enc: str) -> bool:
+    """Return True when `data[start:]` decodes strictly as `enc` (in chunks: bounded memory)."""
     dec = codecs.getincrementaldecoder(enc)("strict")
-    step = 1 << 20
     try:
-        for i in range(0, len(body), step):
-            dec.decode(body[i:i + step])
+        for i in range(start, len(data), _CHUNK):
+            dec.decode(data[i:i + _CHUNK])
         dec.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
@@ -340,11 +323,11 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def _textual(data: bytes, claims: list[tuple[str, str]]) -> Inspection:
-    strength = _html_strength(data[:8192])
-    sample, valid = _decode(data)
+def _textual(data: ByteView, head: bytes, claims: list[tuple[str, str]]) -> Inspection:
+    strength = _html_strength(head[:8192])
+    sample, valid = _decode(data, head)
     if sample and len(_CONTROL_RE.findall(sample)) > _MAX_CONTROL * len(sample):
-        if _PDF_BODY_RE.search(data, 0, 4096) and b"endobj" in data:
+        if _PDF_BODY_RE.search(head, 0, 4096) and b"endobj" in data:
             raise ParseFailure("malformed", "the bytes look like a PDF body but lack the "
                                "'%PDF-' header; the file is damaged")
         raise ParseFailure("unsupported_type", "the file is binary data, not text in UTF-8 "

@@ -7,10 +7,13 @@ pair, spoken as a `multiprocessing.connection.Connection`:
 
 1. the parent sends its `Limits`; the worker sets its resource limits, then answers
    `READY`;
-2. per parse, the parent sends `(kind, password)` and the bytes; the worker answers one
-   pickled reply tuple (see `parse_reply`), after sending `PAGE_READ` for each page the
-   PDF parser read from its image (OCR): each renews the parse's CPU budget, and the
-   parent's wall clock (`ParserSandbox`);
+2. per parse, the parent sends `(kind, password, size)` and then either the bytes
+   (`size` None) or an open file's descriptor (over the socket, `SCM_RIGHTS`), whose
+   first `size` bytes the worker reads itself — a large upload is never copied through
+   the parent or the pipe; the worker answers one pickled reply tuple (see
+   `parse_reply`), after sending `PAGE_READ` for each page the PDF parser read from its
+   image (OCR): each renews the parse's CPU budget, and the parent's wall clock
+   (`ParserSandbox`);
 3. `None`, or the parent going away, ends the worker.
 """
 
@@ -22,6 +25,7 @@ import pickle
 import signal
 import sys
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import recv_handle
 
 from ..errors import ParseFailure
 from ..limits import Limits
@@ -133,25 +137,51 @@ def serve(conn: Connection) -> None:
             request = conn.recv()
             if request is None:
                 return
-            kind, password = request
-            data = conn.recv_bytes()
+            kind, password, size = request
+            data = conn.recv_bytes() if size is None else _read_lent(recv_handle(conn), size)
         except (EOFError, OSError):
             return
+        except MemoryError:
+            _send(conn, ("memory",))
+            continue
         _cpu_budget(limits.parse_cpu_seconds)
         reply = parse_reply(kind, data, password, limits)
         del data
-        try:
-            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        except MemoryError:
-            payload = pickle.dumps(("memory",))
-        except Exception as exc:  # noqa: BLE001
-            payload = pickle.dumps(("error", f"the text layer could not be sent back "
-                                    f"({type(exc).__name__})"))
-        del reply
-        try:
-            conn.send_bytes(payload)
-        except OSError:
+        if not _send(conn, reply):
             return
+
+
+def _send(conn: Connection, reply: tuple) -> bool:
+    """Send one pickled reply; return False when the parent is gone."""
+    try:
+        payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+    except MemoryError:
+        payload = pickle.dumps(("memory",))
+    except Exception as exc:  # noqa: BLE001
+        payload = pickle.dumps(("error", f"the text layer could not be sent back "
+                                f"({type(exc).__name__})"))
+    del reply
+    try:
+        conn.send_bytes(payload)
+    except OSError:
+        return False
+    return True
+
+
+def _read_lent(fd: int, size: int) -> bytes:
+    """Return the first `size` bytes of the file the parent lent (then close it); fewer
+    when it ends first. `pread` leaves the offset the parent shares alone."""
+    try:
+        data = os.pread(fd, size, 0)
+        if len(data) < size:  # a short read: gather the rest (or what is left)
+            parts, got = [data], len(data)
+            while got < size and (more := os.pread(fd, size - got, got)):
+                parts.append(more)
+                got += len(more)
+            data = b"".join(parts)
+        return data
+    finally:
+        os.close(fd)
 
 
 if __name__ == "__main__":

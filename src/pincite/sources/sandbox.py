@@ -14,6 +14,12 @@ input:
 - `RLIMIT_CORE` = 0; stdin, stdout and stderr are /dev/null (a parser's prints must not
   reach a CLI's JSON output or a log); Ctrl-C is left to the parent.
 
+`parse(kind, data)` sends the bytes over the socket; `parse_file(kind, fd, size)` lends
+the worker an open file's descriptor instead (`SCM_RIGHTS`), and the worker reads the
+file's first `size` bytes itself with `pread` — within its own `RLIMIT_AS`, and without
+opening any path, so a link swapped in meanwhile is never followed. The ingest of a large
+file uses it: no copy of the file passes through the parent or the pipe.
+
 The parent enforces the wall clock (`limits.parse_seconds`): past it the worker is killed
 and a new one starts lazily on the next parse. A PDF page read by OCR takes seconds: the
 worker says so after each (`PAGE_READ`), and the parent then waits `parse_seconds` plus
@@ -52,6 +58,7 @@ import sys
 import threading
 import weakref
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import send_handle
 from typing import Any
 
 from ..errors import ParseFailure, PinciteError, UsageError
@@ -98,13 +105,27 @@ class ParserSandbox:
 
     def parse(self, kind: str, data: bytes, password: str | None = None) -> TextLayer:
         """Return the text layer of `data` read as `kind`; raise ParseFailure otherwise."""
-        check_kind(kind)
         if not isinstance(data, bytes | bytearray | memoryview):
             raise UsageError(f"parse needs bytes, not {type(data).__name__}")
+        return self._parse(kind, data, password)
+
+    def parse_file(self, kind: str, fd: int, size: int,
+                   password: str | None = None) -> TextLayer:
+        """Return the text layer of the first `size` bytes of the open file `fd`, read as
+        `kind`; raise ParseFailure otherwise. The worker is lent the descriptor and reads
+        the file itself (under its own memory limit), so no copy of it passes through this
+        process or the pipe."""
+        if not 0 <= size <= self.limits.max_bytes:
+            raise UsageError(f"parse_file needs a size within 0..{self.limits.max_bytes}")
+        return self._parse(kind, (fd, size), password)
+
+    def _parse(self, kind: str, body: bytes | bytearray | memoryview | tuple[int, int],
+               password: str | None) -> TextLayer:
+        check_kind(kind)
         with self._lock:
             conn = self._ensure_worker()
             try:
-                reply = self._exchange(conn, kind, data, password)
+                reply = self._exchange(conn, kind, body, password)
             except BaseException:
                 self._stop()  # never leave a worker whose reply nobody will read
                 raise
@@ -118,13 +139,19 @@ class ParserSandbox:
             raise ParseFailure(reply[1], reply[2])
         raise ParseFailure("malformed", reply[1])
 
-    def _exchange(self, conn: Connection, kind: str, data: bytes,
+    def _exchange(self, conn: Connection, kind: str,
+                  body: bytes | bytearray | memoryview | tuple[int, int],
                   password: str | None) -> tuple:
-        """Send one request and return the worker's reply; raise ParseFailure when the
-        worker timed out or died (it is stopped then)."""
+        """Send one request (the bytes, or an open file's descriptor and size) and return
+        the worker's reply; raise ParseFailure when the worker timed out or died (it is
+        stopped then)."""
         try:
-            conn.send((kind, password))
-            conn.send_bytes(data)
+            if isinstance(body, tuple):
+                conn.send((kind, password, body[1]))
+                send_handle(conn, body[0], 0)
+            else:
+                conn.send((kind, password, None))
+                conn.send_bytes(body)
         except OSError:
             raise self._died() from None
         wait, beats = self.limits.parse_seconds, 0

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .. import faults
+from ..errors import InputChanged
 
 TMP_MARK = ".tmp-"
+_CHUNK = 1 << 20
 
 
 class BlobStore:
@@ -50,9 +52,39 @@ class BlobStore:
         fsync_dir(final.parent)
         return digest
 
+    def put_file(self, tenant: str, fd: int, size: int, sha256: str) -> str:
+        """Store the first `size` bytes of the open file `fd` durably, copied in chunks (never
+        held whole), and return `sha256` (a no-op if already stored); raise InputChanged,
+        storing nothing, when the bytes copied do not hash to `sha256`."""
+        final = self.path(tenant, sha256)
+        if final.exists() and final.stat().st_size == size:
+            return sha256
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.parent / f"{TMP_MARK}{sha256}.{os.getpid()}"
+        faults.hit("blob.write")
+        with open(tmp, "wb") as fh:
+            try:
+                copy_checked(fd, size, sha256, fh.write)
+            except InputChanged:
+                fh.close()
+                tmp.unlink(missing_ok=True)
+                raise
+            fh.flush()
+            faults.hit("blob.fsync")
+            os.fsync(fh.fileno())
+        faults.hit("blob.rename")
+        os.replace(tmp, final)
+        fsync_dir(final.parent)
+        return sha256
+
     def get(self, tenant: str, sha256: str) -> bytes:
         """Return the bytes of a blob (FileNotFoundError when missing)."""
         return self.path(tenant, sha256).read_bytes()
+
+    def digest(self, tenant: str, sha256: str) -> str:
+        """Return the sha256 of a stored blob's bytes, read in chunks (FileNotFoundError
+        when missing): whether it is still intact, without holding it whole."""
+        return sha256_file(self.path(tenant, sha256))
 
     def exists(self, tenant: str, sha256: str) -> bool:
         """Return True when the blob file exists."""
@@ -104,6 +136,23 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def copy_checked(fd: int, size: int, sha256: str, write: Callable[[bytes], object]) -> None:
+    """Pass the first `size` bytes of the open file `fd` to `write`, 1 MiB at a time (read
+    with `pread`); raise InputChanged when the file ends first or the bytes do not hash to
+    `sha256` (it changed since it was hashed)."""
+    h = hashlib.sha256()
+    pos = 0
+    while pos < size:
+        chunk = os.pread(fd, min(_CHUNK, size - pos), pos)
+        if not chunk:
+            raise InputChanged("the file", "it became shorter while it was stored")
+        h.update(chunk)
+        write(chunk)
+        pos += len(chunk)
+    if h.hexdigest() != sha256:
+        raise InputChanged("the file", "its bytes no longer hash to the sha256 taken first")
 
 
 def fsync_dir(path: Path) -> None:

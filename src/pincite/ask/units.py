@@ -14,8 +14,14 @@ A unit is either
 A cell is *located* when the question names a word of its row label and — where its row
 holds several data cells — a word of its own column header (the lowest header that says
 more than a unit such as "$'000"); the size of a change is read only in a change column
-("Change", "% change", "2019 over 2018") and a level never in one; a percentage cell
-answers only a question that asks a share, a rate or a change. A statement answers a
+("Change", "% change", "2019 over 2018") and a level never in one; a row whose label
+adds a qualifier the question does not name is not the asked row when the question names
+the row without it ("Total current liabilities" beside "Total liabilities"), nor when
+the question sets its own qualifier beside the words it shares with the label, one the
+cell does not hold ("capitalized … cost" of "Net … cost"); a percentage cell answers
+only a question that asks a share, a rate or a change — or, when its row states
+percentages only (the measure is itself a rate: "Expected volatility"), a question for
+that measure. A statement answers a
 what/which/who/when question only when it is no definition and does not negate the
 asked words (`statement_kinds`); "who are the parties" only where organisations are
 named.
@@ -33,9 +39,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..cite.locate import strip_span
-from ..index.analyze import analyze, fold
+from ..index.analyze import LANGUAGES, STOP_WORDS, analyze, fold, stem_words, words
 from ..model import Element
 from ..values.scan import find_values
 from ..vocab import ElementKind
@@ -82,6 +89,9 @@ class Unit:
     capitals: frozenset[str]                   # folded capitalised words past its first
     label: frozenset[str] = frozenset()        # a cell: the tokens of its own row label
     column: frozenset[str] = frozenset()       # a cell: its column's words that set it apart
+    measure: frozenset[str] = frozenset()      # … its row label's content words (`_measure`)
+    broader: tuple[frozenset[str], ...] = ()   # … other rows' measures its own adds words to
+    rate_row: bool = False                     # … its row states percentages only
     organisations: int = 0                     # a statement: organisations it names
     heads: frozenset[str] = frozenset()        # … head nouns of the names it holds
     definition: bool = False                   # … it defines a quoted term
@@ -146,6 +156,17 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
         # that sets the cell's column apart (its year, "Total", "% change")
         located = (not unit.label or bool(named)) and (
             not unit.column or bool(q.matched(unit.column, roots_of(unit.column))))
+        # a row whose label qualifies the measure with a word the question does not name is
+        # another row than the asked one when the question names the unqualified row
+        # ("Total current liabilities" when "Total liabilities" is asked and is a row), or
+        # when the question qualifies the measure itself with a word the cell does not hold
+        # ("capitalized … cost" asked of "Net … cost"; "expected volatility" of "Average
+        # expected life")
+        surface = frozenset(words(q.text))
+        said = frozenset(w for w in unit.measure if w in surface or q.matched(_forms(w), _forms(w)))
+        if unit.measure - said and (any(b <= said for b in unit.broader)
+                                    or _qualified_apart(unit, q)):
+            located = False
         # the size of a change is read in a column of changes, not in a year's column; a
         # level ("What was X in 2018?") is not read in a column of changes
         own = unit.context.rsplit(" > ", 1)[-1]
@@ -155,9 +176,12 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
             located = False
     # a question that asks for a percentage is answered by one, never by another amount;
     # a percentage answers only a question that asks a share, a rate or a change (a cell
-    # "100%" beside "$23,406" is not the revenue)
+    # "100%" beside "$23,406" is not the revenue) …
+    # — unless its row states percentages only: the measure is itself a rate ("Expected
+    # volatility 50.7%", "Effective tax rate 21%")
     expected = _states(unit, q) and ("percent" not in q.kinds or "percent" in kinds) and (
-        q.rate or q.changes or unit.kind != "cell" or "percent" not in unit.values)
+        q.rate or q.changes or unit.kind != "cell" or "percent" not in unit.values
+        or unit.rate_row)
     # a question that asks what, which, who, when or how much is answered by a statement
     # that states it: not by a definition of a term, nor by one that states the asked
     # words only negated ("shall not be governed by the Convention", "no licence is
@@ -167,6 +191,29 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
         expected = expected and not unit.definition and not q.matched(
             unit.negated, roots_of(unit.negated))
     return Judged(unit, hits, covered, coverage, expected, new, exact, located)
+
+
+def _qualified_apart(unit: Unit, q: Question) -> bool:
+    """Whether the question sets, right beside a word it shares with the cell's row label,
+    a content word the cell does not hold (in its text, row or column headers or caption)
+    — a qualifier of the measure the row does not state. A year, a number, a word that
+    names a kind of value ("amount") or a word of a name is no qualifier."""
+    shared = frozenset().union(*(q.matched(_forms(w), _forms(w)) for w in unit.measure))
+    if not shared:
+        return False
+    held_forms = frozenset().union(*(_forms(w) for w in words(f"{unit.context} {unit.text}")))
+    held = q.matched(unit.tokens | unit.context_tokens | held_forms,
+                     unit.roots | unit.context_roots | roots_of(held_forms))
+    group = {w: i for i, w in enumerate(q.words)}
+    seq = [group.get(w) for w in words(q.text)]  # surface order, stop words as None
+    for at, i in enumerate(seq):
+        if i is None or i not in shared:
+            continue
+        for j in (seq[at - 1] if at else None, seq[at + 1] if at + 1 < len(seq) else None):
+            if j is not None and j not in held and q.kinds[j] is None and not q.names[j] \
+                    and not any(ch.isdigit() for ch in q.words[j]):
+                return True
+    return False
 
 
 def _kinds(values: frozenset[str]) -> frozenset[str]:
@@ -243,7 +290,6 @@ def read_table(text: str, cells: Sequence[Element], context: str,
                lang: str | None) -> ReadBlock:
     """Read a table's data cells (never a header cell), each with its row and column
     headers and the table's `context`."""
-    units: list[Unit] = []
     data = [c for c in cells if (c.meta or {}).get("header") not in ("row", "column")]
     # a column is told apart by its own (lowest) header — "2019", "Total", "1-3 years" —
     # passing over a header that only names a unit ("$'000", "(in thousands)", "£m")
@@ -251,6 +297,10 @@ def read_table(text: str, cells: Sequence[Element], context: str,
     # the words every data cell's column holds ("in thousands") set none apart
     common = frozenset.intersection(*columns.values()) if columns else frozenset()
     per_row = Counter(c.row for c in data)
+    # a row's measure, and the other rows' measures its own adds words to ("Total current
+    # liabilities" adds "current" to "Total liabilities")
+    measures = {c.row: _measure(c.row_path[-1]) for c in data if c.row_path}
+    read: list[tuple[Element, Unit]] = []
     for c in data:
         a, b = strip_span(text, c.char_start, c.char_end)
         if b <= a:
@@ -263,7 +313,17 @@ def read_table(text: str, cells: Sequence[Element], context: str,
         label = frozenset(_FOOTNOTE.sub(r"\1", t) for t in analyze(c.row_path[-1], lang)) \
             if c.row_path else frozenset()
         column = columns[c.char_start] - common if per_row[c.row] > 1 else frozenset()
-        units.append(replace(unit, label=label, column=column))
+        measure = measures.get(c.row, frozenset())
+        broader = tuple(sorted({m for m in measures.values() if m and m < measure}, key=sorted))
+        read.append((c, replace(unit, label=label, column=column, measure=measure,
+                                broader=broader)))
+    # a row whose cells that state a value all state a percentage states a rate
+    percent: dict[int | None, set[bool]] = {}
+    for c, u in read:
+        if u.values:
+            percent.setdefault(c.row, set()).add(u.values == {"percent"})
+    units = [replace(u, rate_row=c.row is not None and percent.get(c.row) == {True})
+             for c, u in read]
     return ReadBlock(tuple(units), ())
 
 
@@ -283,6 +343,22 @@ def _own_header(path: Sequence[str], lang: str | None) -> frozenset[str]:
 
 # a footnote mark run into a label's last word ("Order intake1")
 _FOOTNOTE = re.compile(r"^([^\W\d_]{3,})\d$")
+
+
+def _measure(label: str) -> frozenset[str]:
+    """The content words of a row label, folded: no stop word, number, footnote mark or
+    unit ("Total current liabilities (1)" → total, current, liabilities)."""
+    ws = [m.group(1) if (m := _FOOTNOTE.match(w)) else w for w in words(label)]
+    return frozenset(w for w in ws if w not in STOP_WORDS and w not in _UNIT_WORDS
+                     and not any(ch.isdigit() for ch in w))
+
+
+@lru_cache(maxsize=8192)
+def _forms(word: str) -> frozenset[str]:
+    """A folded word, its stem in every analyzer language and their roots ("leases" →
+    leases, leas, leas…): a table's language is often unknown, a question's forms are all."""
+    stems = {word, *(stem_words([word], lang)[0] for lang in LANGUAGES)}
+    return frozenset(stems | {root(x) for x in stems})
 
 
 def _unit(kind: str, pieces: tuple[tuple[int, int, str], ...], said: str, context: str,

@@ -17,11 +17,14 @@ within 45 days; late amounts accrue interest …" and "(a) …; (b) …; and (c)
 period — not a lower-case word after it, which is how text inserted mid-sentence reads
 ("… payable Ignore the previous instructions. within thirty days").
 
-A *title* is a fragment that names a topic without stating anything: no digit once its
-enumerator is dropped, no verb of statement (`shall`, `is`, `may`, `será`, …), and either
-at most `TITLE_MAX_WORDS` words with every word of four letters or more capitalised
-("4. Limitation of Liability.", "GOVERNING LAW") or at most `SENTENCE_CASE_TITLE_WORDS`
-words with the first capitalised ("Cláusula 7. Solvencia económica"). `ask` reads a title
+A *title* is a fragment that names a topic without stating anything: no verb of statement
+(`shall`, `is`, `may`, `será`, …), and either a heading in capitals (`UPPER_SHARE` of its
+words upper case, dates and numbers allowed: "EXHIBIT B NOVEMBER 1, 2002 SUPPLY AGREEMENT
+BETWEEN ACME AND BETA", but not a line that says the document is dated, made or signed)
+or, without a digit once its enumerator is dropped, at most `TITLE_MAX_WORDS` words with
+every word of four letters or more capitalised ("4. Limitation of Liability.", "GOVERNING
+LAW") or at most `SENTENCE_CASE_TITLE_WORDS` words with the first capitalised ("Cláusula
+7. Solvencia económica"). `ask` reads a title
 as context of the sentences after it, never as an answer.
 """
 
@@ -55,6 +58,12 @@ _ENUMERATOR = re.compile(
     r"\s+[\w.]+)\.$")
 
 TITLE_MAX_WORDS = 10
+# a heading in capitals: at least this many words with letters, this share of them upper case
+UPPER_HEADING_WORDS = 4
+UPPER_SHARE = 0.8
+# words that make a line in capitals a statement of the document's making, not a heading
+# ("AGREEMENT DATED MARCH 1, 2010 BETWEEN …")
+_DATING_WORDS = frozenset("dated made entered executed signed fechado otorgado suscrito celebrado".split())
 SENTENCE_CASE_TITLE_WORDS = 3  # "Solvencia económica", "Limitation of liability"
 _WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 _STATEMENT_VERBS = frozenset(
@@ -116,13 +125,25 @@ def is_title(sentence: str) -> bool:
     docstring): a heading run into a paragraph, a clause title."""
     body = _ENUMERATOR_PREFIX.sub("", sentence.strip())
     words = _WORD.findall(body)
-    if not words or len(words) > TITLE_MAX_WORDS or any(c.isdigit() for c in body):
+    if not words or any(w.lower() in _STATEMENT_VERBS for w in words):
         return False
-    if any(w.lower() in _STATEMENT_VERBS for w in words):
+    if _upper_heading(words):
+        return True
+    if len(words) > TITLE_MAX_WORDS or any(c.isdigit() for c in body):
         return False
     if all(w[0].isupper() for w in words if len(w) >= 4):
         return True
     return len(words) <= SENTENCE_CASE_TITLE_WORDS and words[0][0].isupper()
+
+
+def _upper_heading(words: list[str]) -> bool:
+    """Whether words without a verb of statement are a heading in capitals, dates and
+    numbers or not ("EXHIBIT B NOVEMBER 1, 2002 SUPPLY AGREEMENT BETWEEN ACME AND BETA")."""
+    lettered = [w for w in words if any(c.isalpha() for c in w)]
+    if len(lettered) < UPPER_HEADING_WORDS or any(w.lower() in _DATING_WORDS for w in lettered):
+        return False
+    upper = sum(1 for w in lettered if w.isupper())
+    return upper >= UPPER_SHARE * len(lettered)
 
 
 # an enumerator or reference word opening a title ("4.", "(b)", "Section 4.", "Cláusula 7.")

@@ -11,9 +11,16 @@ question, so `units.judge` can ask whether it states what a question's form asks
   the agreement is named, not by a sentence about a trade name;
 - whether it is a **definition** ('"Applicable Law" means …'): it says what a term means,
   which answers "what is X", not "which law governs" or "who are the parties";
+- which names refer to **this document** (`this_names`): a name opening the statement,
+  after "this", or defined as the document ('… Agreement (the "Agreement")'), not one a
+  recital gives another agreement ('an asset purchase agreement ("Asset Purchase
+  Agreement")');
 - the words it states only **negated** ("shall not be governed by …", "no party shall
   …"): a statement that the document is not governed by a convention does not say which
-  law governs it.
+  law governs it. A negation reaches the three words after it; a negative subject
+  ("Neither party …", "Nothing in this Agreement shall …", "There are no …") the rest of
+  its clause, up to an exception ("except", "provided", "unless", "other than", "but")
+  or a semicolon. A bound is not a negation ("not less than", "no later than").
 """
 
 from __future__ import annotations
@@ -40,8 +47,16 @@ _DEFINITION = re.compile(
     r"(?:,|or|and|o|y)?\s*){1,4}"
     r"(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:shall\s+mean|means|mean|shall\s+have\s+the\s+meaning|"
     r"has\s+the\s+meaning|refers\s+to|significa|se\s+entender[aá])\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|never|neither|nor|no|cannot|ni|nunca|tampoco)\b((?:\W+\w+){1,3})",
-                       re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|neither|nor|no|cannot|ni|nunca|tampoco)\b"
+                       r"(?!\W+(?:less|more|later|earlier|fewer|greater|sooner|longer|menos|m[aá]s|"
+                       r"despu[eé]s)\b)((?:\W+\w+){1,3})", re.IGNORECASE)
+# a negative subject at the start of a clause: its scope is the rest of the clause
+_NEGATIVE_SUBJECT = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|that|but|y|que)\s+)(?:[(\w.)]{1,8}\s+)??"
+    r"(?:neither|nothing|none|no(?=\s+(?!event\b|case\b|later\b|less\b|more\b)\w+\s+\w*)|"
+    r"there\s+(?:is|are|shall\s+be|will\s+be)\s+no|ninguna?|nada|no\s+existe)\b"
+    r"(.*?)(?=[;]|\b(?:except|excepto|salvo|provided|unless|other\s+than|but|sino|it\s+being)\b|$)",
+    re.IGNORECASE | re.DOTALL)
 
 
 def organisations(text: str) -> int:
@@ -80,4 +95,36 @@ def negated(text: str, lang: str | None) -> frozenset[str]:
     out: set[str] = set()
     for m in _NEGATION.finditer(text):
         out.update(analyze(m.group(1), lang))
+    for m in _NEGATIVE_SUBJECT.finditer(text):
+        out.update(analyze(m.group(1), lang))
+    return frozenset(out)
+
+
+# a name defined as the document itself: '(the "Agreement")', '("this Agreement")'
+_DEFINED_AS_DOCUMENT = re.compile(
+    r"^\s*,?\s*\(\s*(?:(?:the|this|hereinafter|herein|called|referred\s+to\s+as|el|este|en\s+adelante)\s+)*"
+    r"[\"\u201c\u2018']?\s*(?:this\s+|el\s+|este\s+)?(?:agreement|contract|acuerdo|contrato|convenio)"
+    r"\s*[\"\u201d\u2019']?\s*\)", re.IGNORECASE)
+_THIS_BEFORE = re.compile(r"\b(?:this|the\s+present|este|esta|el\s+presente)\s+$", re.IGNORECASE)
+_OPENING = re.compile(r"^[\W\d_]*(?:[ivxlcdm]+\.|[a-z]\))?\s*$", re.IGNORECASE)
+MAX_TITLE_WORDS = 10
+
+
+def this_names(text: str) -> frozenset[str]:
+    """The folded head nouns of the names in `text` that refer to this document: a name
+    that opens the statement, follows "this", or is defined as the document."""
+    out = set()
+    for m in _NAME.finditer(text):
+        words = m.group().split()
+        if len(words) > MAX_TITLE_WORDS or all(fold(w).strip(".,") in _DETERMINERS
+                                                for w in words[:-1]):
+            continue
+        head = fold(words[-1]).strip(".,;:\"'\u201d\u2019)")
+        opens = _OPENING.match(text[:m.start()]) is not None
+        after_this = fold(words[0]) in ("this", "este", "esta") or \
+            _THIS_BEFORE.search(text[max(0, m.start() - 16):m.start()]) is not None
+        defined = _DEFINED_AS_DOCUMENT.match(text[m.end():m.end() + 60]) is not None
+        opens = opens and fold(words[0]) not in _DETERMINERS - {"this", "este", "esta"}
+        if (opens and len(words) <= MAX_NAME_WORDS) or after_this or defined:
+            out.add(head)
     return frozenset(out)

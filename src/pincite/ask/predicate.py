@@ -59,7 +59,7 @@ _FORM = frozenset("have has having had provide provides provided include include
                   "contains exist exists become becomes be being get gets take takes there "
                   "may might can could must shall should will would need needs "
                   "is are was were do does did "
-                  "what which que cual cuales "
+                  "what which who whom whose que cual cuales quien quienes "
                   "tener tiene tienen haber hay existe existen preve incluye".split())
 _MODAL = re.compile(r"\b(?:right|rights|entitled|required|obliged|obligated|permitted|allowed|able|"
                     r"restricted|prohibited|prevented|forbidden|free|derecho|obligad[oa]s?|"
@@ -135,11 +135,20 @@ class Predicate:
     begins: bool                                     # it asks when something begins
     subject: str | None                              # a time question's subject ("agreement", "term")
     events: frozenset[str]                           # a "when" question's event stems ("expir")
+    phrases: tuple[tuple[str, ...], ...] = ()         # runs of two words or more ("intellectual property")
+
+
+# a noun of a person ("licensor", "licensee", "employee"): its root ("licens") names the
+# act, not the person, so only its own forms hold it
+_AGENT = re.compile(r"(?:or|ee|ees|ors)$")
 
 
 def _stems(word: str) -> frozenset[str]:
-    """A folded word's forms: itself and its English and Spanish stems, with their roots."""
+    """A folded word's forms: itself and its English and Spanish stems, with their roots
+    (not for a noun of a person)."""
     forms = {word, *stem_words([word], "en"), *stem_words([word], "es")}
+    if _AGENT.search(word):
+        return frozenset(forms)
     return frozenset(forms | {root(f) for f in forms})
 
 
@@ -149,14 +158,16 @@ def read_predicate(q: Question) -> Predicate:
     folded = " ".join(re.findall(r"[^\W_]+(?:['\u2019-][^\W_]+)*", fold(q.text)))
     yes_no = not q.wh and _YES_NO.match(folded) is not None
     concepts = tuple(n for n, p in _CONCEPT_IN_QUESTION.items() if p.search(folded))
-    # a yes or no, or a thing whose answer is a statement ("What license does a party
-    # grant?"), not a value of a kind (a date, a name, an amount)
-    slots = _slots(_MODAL.sub(" ", fold(q.text)), yes_no) \
-        if yes_no or (q.wh and q.expects is None) else ()
+    # a yes or no, a thing whose answer is a statement ("What license does a party
+    # grant?") or who does something ("Who owns the intellectual property …?"), not a
+    # value of a kind (a date, an amount) nor a document's parties
+    slots, phrases = _slots(_MODAL.sub(" ", fold(q.text)), yes_no) \
+        if yes_no or (q.wh and (q.expects is None or (q.expects == "name" and not q.opening))) \
+        else ((), ())
     begins = q.expects == "time" and _BEGINS.search(folded) is not None
     subject, events = _subject(folded) if q.expects == "time" else (None, frozenset())
     return Predicate(slots, concepts, yes_no, yes_no and _EXISTENCE.match(folded) is not None,
-                     begins, subject, events)
+                     begins, subject, events, phrases)
 
 
 # "when does the initial term of this agreement expire?": its subject and its event
@@ -177,9 +188,13 @@ def _subject(folded: str) -> tuple[str | None, frozenset[str]]:
     return head, event
 
 
-def _slots(text: str, yes_no: bool) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """The question's content words as slots: a run of words is one alternative, runs
-    joined by "or"/"and"/"," one slot (the auxiliary that opens the question dropped)."""
+Slots = tuple[tuple[tuple[str, ...], ...], ...]
+
+
+def _slots(text: str, yes_no: bool) -> tuple[Slots, tuple[tuple[str, ...], ...]]:
+    """The question's content words as slots — each word one, a run joined to the one
+    before by "or"/"and"/"," an alternative to as many words ending it (the auxiliary
+    that opens the question dropped) — and its runs of two words or more."""
     for p in _CONCEPT_IN_QUESTION.values():
         text = p.sub(" ", text)
     toks = [re.sub(r"['\u2019]s?$", "", w) for w in _TOKEN.findall(text)]
@@ -216,7 +231,7 @@ def _slots(text: str, yes_no: bool) -> tuple[tuple[tuple[str, ...], ...], ...]:
             left = tuple(w for slot in slots[-k:] for w in slot[0])
             slots[-k:] = [[left, tuple(run)]]
             last = 0
-    return tuple(tuple(s) for s in slots)
+    return tuple(tuple(s) for s in slots), tuple(tuple(r) for r, _ in runs if len(r) > 1)
 
 
 def _parts(word: str) -> list[str]:
@@ -253,12 +268,25 @@ def _holds(alt: tuple[str, ...], stems: frozenset[str], roots: frozenset[str],
         if values & _KIND_VALUES.get(TYPE_WORDS.get(w, ""), frozenset()):
             continue
         forms = _stems(w)
-        if forms & stems or forms & roots:
+        if forms & stems or (not _AGENT.search(w) and forms & roots):
             continue
         if any(len(f) >= PREFIX_MIN and any(s.startswith(f) for s in stems) for f in forms):
             continue
         return False
     return True
+
+
+def _abbreviated(phrases: tuple[tuple[str, ...], ...], text: str) -> frozenset[str]:
+    """The forms of the question's phrases that `text` holds as their initials in capitals
+    ("IP" for "intellectual property")."""
+    caps = frozenset(re.findall(r"\b([A-Z]{2,6})s?\b", text))
+    out: set[str] = set()
+    for ph in phrases:
+        for i in range(len(ph)):
+            for j in range(i + 2, min(len(ph), i + 6) + 1):
+                if "".join(w[0] for w in ph[i:j]).upper() in caps:
+                    out.update(f for w in ph[i:j] for f in _stems(w))
+    return frozenset(out)
 
 
 def _near(a: re.Pattern[str], b: re.Pattern[str], text: str, words: int = NEAR_WORDS) -> bool:
@@ -282,6 +310,7 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
     module docstring); True where no rule applies."""
     if p.slots:
         stems, roots = _said(text, lang)
+        stems |= _abbreviated(p.phrases, text)
         types = frozenset(v[0] for v in _values(text, lang))
         if not all(any(_holds(a, stems, roots, types) for a in slot) for slot in p.slots):
             return False

@@ -18,7 +18,8 @@ question, so `units.judge` can ask whether it states what a question's form asks
 - the words it states only **negated** ("shall not be governed by …", "no party shall
   …"): a statement that the document is not governed by a convention does not say which
   law governs it. A negation reaches the three words after it; a negative subject
-  ("Neither party …", "Nothing in this Agreement shall …", "There are no …") the rest of
+  ("Neither party …", "Nothing in this Agreement shall …", "There are no …") and a
+  denial ("waives any right to assert that …", "shall not contend that …") the rest of
   its clause, up to an exception ("except", "provided", "unless", "other than", "but")
   or a semicolon. A bound is not a negation ("not less than", "no later than").
 """
@@ -56,6 +57,14 @@ _NEGATIVE_SUBJECT = re.compile(
     r"(?:neither|nothing|none|no(?=\s+(?!event\b|case\b|later\b|less\b|more\b)\w+\s+\w*)|"
     r"there\s+(?:is|are|shall\s+be|will\s+be)\s+no|ninguna?|nada|no\s+existe)\b"
     r"(.*?)(?=[;]|\b(?:except|excepto|salvo|provided|unless|other\s+than|but|sino|it\s+being)\b|$)",
+    re.IGNORECASE | re.DOTALL)
+# a denial: a party gives up or may not assert that something is so ("waives any right to
+# assert that the fee is a penalty", "shall not contend that …"): the rest of the clause
+_DENIAL = re.compile(
+    r"(?:\b(?:waives?|waived|renounces?|renuncia)\s+(?:any|all|its|their|el|todo)\s+(?:right|rights|"
+    r"claims?|derecho)\s+(?:to|a)\s+(?:assert|claim|contend|argue|allege|alegar|reclamar)|"
+    r"\b(?:not|never|no)\s+(?:assert|claim|contend|argue|allege|alegar[aá]?)"
+    r")\s+(?:that|que)\b(.*?)(?=[;]|\b(?:except|excepto|salvo|provided|unless|but|sino)\b|$)",
     re.IGNORECASE | re.DOTALL)
 
 
@@ -95,7 +104,7 @@ def negated(text: str, lang: str | None) -> frozenset[str]:
     out: set[str] = set()
     for m in _NEGATION.finditer(text):
         out.update(analyze(m.group(1), lang))
-    for m in _NEGATIVE_SUBJECT.finditer(text):
+    for m in (*_NEGATIVE_SUBJECT.finditer(text), *_DENIAL.finditer(text)):
         out.update(analyze(m.group(1), lang))
     return frozenset(out)
 

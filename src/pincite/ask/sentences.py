@@ -5,7 +5,9 @@ brackets) before white space — except where the period belongs to the word bef
 - an abbreviation of a company form, a title or a reference word, English or Spanish
   (`Ltd.`, `Inc.`, `Corp.`, `Co.`, `Mr.`, `Dr.`, `Sr.`, `Dña.`, `Excmo.`, `approx.`);
 - a reference word before a number (`No. 5`, `art. 12`, `Sec. 4.1`, `núm. 3`, `pp. 4`);
-- dotted initials (`S.A.`, `S.L.U.`, `U.S.`, `e.g.`, `i.e.`, `p.m.`);
+- dotted initials (`S.A.`, `S.L.U.`, `U.S.`, `e.g.`, `i.e.`, `p.m.`) and a capital letter
+  alone (`John F. Kennedy`, `21925 W. Bluff Road`), unless a word that labels things by
+  letters names it (`Exhibit A.`, `Schedule B.`);
 - any period followed by a lower-case word (`… Acme Ltd. and …`, `… etc. and …`);
 - a lone enumerator or reference opening the sentence (`4.`, `(b).`, `IV.`,
   `Section 4.`), which heads the text that follows.
@@ -49,6 +51,12 @@ REFERENCE_WORDS = frozenset(
     "no nos nr num núm nº art arts sec secs para paras cl cls ch vol p pp fig figs sch "
     "apdo apdos pág págs ref exp".split())
 _DOTTED = re.compile(r"(?:[^\W\d_]\.){2,}$|(?:[^\W\d_]\.)+[^\W\d_]{1,3}\.$")
+# a capital letter alone is an initial ("John F. Kennedy", "21925 W. Bluff Road") unless a
+# word that labels things by letters names it ("Exhibit A.", "Schedule B.", "Class C.")
+_INITIAL = re.compile(r"[\"'\u201c\u2018(]?[A-ZÀ-Þ]\.")
+_LABELLED = re.compile(r"(?i:exhibit|schedule|annex|appendix|attachment|section|article|part|clause|"
+                       r"class|series|type|form|item|option|tranche|phase|plan|anexo|ap[eé]ndice|"
+                       r"cl[aá]usula|art[ií]culo|secci[oó]n|tipo|clase|serie|lote)\s+$")
 _NUMBER_NEXT = re.compile(r"\s*(?:\d|[ivxlcdm]+\b|[IVXLCDM]+\b|\()")
 _LOWER_NEXT = re.compile(r"\s*[\"'\u201c\u2018(]?[a-zà-ÿ]")
 _ENUMERATOR = re.compile(
@@ -109,6 +117,8 @@ def _ends_here(text: str, start: int, at: int, end: int, clauses: bool) -> bool:
     word = text[w0:at + 1]
     bare = word.lstrip("\"'\u201c\u2018([").lower()[:-1]
     if bare in ABBREVIATIONS or _DOTTED.search(word):
+        return False
+    if _INITIAL.fullmatch(word) and not _LABELLED.search(text, start, w0):
         return False
     if bare in REFERENCE_WORDS and _NUMBER_NEXT.match(text, end):
         return False

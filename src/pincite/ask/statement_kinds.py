@@ -2,7 +2,8 @@
 question, so `units.judge` can ask whether it states what a question's form asks for:
 
 - **organisations** it names: a capitalised name ending in a company form ("Harbour
-  Freight Inc.", "IMRS OPERATIONS INC.", "Ibérica S.A.", "CRO Consulting (Pty) Limited").
+  Freight Inc.", "IMRS OPERATIONS INC.", "Ibérica S.A.", "CRO Consulting (Pty) Limited",
+  "theglobe.com, Inc."), and persons declared parties ("Jane Roe, an individual").
   "Who are the parties?" is answered where two are named, not by a sentence that only
   says "the parties";
 - **named things**: the head nouns of capitalised names of two words or more ("Master
@@ -34,7 +35,9 @@ from ..index.analyze import analyze, fold
 _FORMS = (r"(?:(?=[A-Z])(?i:inc|incorporated|corp|corporation|ltd|limited|llc|l\.l\.c|llp|l\.p|lp|"
           r"co|company|gmbh|ag|s\.a|s\.a\.u|s\.l|s\.l\.u|s\.r\.l|s\.p\.a|n\.v|b\.v|pty|pte|sas|"
           r"se|plc)|plc)")
-_WORD = r"[A-ZÀ-Þ0-9][\w&'\u2019.\-]*"
+# a word of a name: capitalised, or a lower-case word that a capital or a dot marks as a
+# name ("eBay", "theglobe.com")
+_WORD = r"(?:[A-ZÀ-Þ0-9][\w&'\u2019.\-]*|[a-z]+(?:[A-Z]|\.[a-z]{2,4}\b)[\w&'\u2019.\-]*)"
 _ORGANISATION = re.compile(
     rf"(?<![\w])((?:{_WORD},?\s+(?:\([A-Za-z]+\)\s+)?){{1,6}}){_FORMS}\.?(?![\w])")
 # a capitalised name: capitalised words, with the small words a name holds between them
@@ -68,9 +71,19 @@ _DENIAL = re.compile(
     re.IGNORECASE | re.DOTALL)
 
 
+# a person who is a party: a name declared "an individual" ('Jane Roe ("Consultant"), an
+# individual'; "Juan Pérez, persona física")
+_INDIVIDUAL = re.compile(
+    r"(?<![\w])((?:[A-ZÀ-Þ][\w'\u2019.\-]*\s+){1,3}[A-ZÀ-Þ][\w'\u2019\-]*)\s*,?\s*"
+    r"(?:\([^)]{1,60}\)\s*,?\s*)?(?:an\s+individual|persona\s+f[ií]sica)\b")
+
+
 def organisations(text: str) -> int:
-    """How many different organisations `text` names (a capitalised name and a company form)."""
+    """How many different parties `text` names: organisations (a capitalised name and a
+    company form) and persons declared individuals."""
     found = set()
+    for m in _INDIVIDUAL.finditer(text):
+        found.add(fold(m.group(1)))
     for m in _ORGANISATION.finditer(text):
         words = [w for w in m.group(1).replace(",", " ").split() if not w.startswith("(")]
         while words and fold(words[0]) in _DETERMINERS:

@@ -99,6 +99,7 @@ MAX_EMBEDDED = 4
 # whether or not retrieval ranked it: its first blocks, within its first characters
 OPENING_BLOCKS = 4
 OPENING_CHARS = 4000
+OPENING = "opening"  # the chunk id of a passage over a document's opening
 # the cosine by which the best unit must lead a runner-up that holds the same lexical
 # evidence (chosen on the fit folds of the ask evals)
 MARGIN = 0.05
@@ -275,8 +276,11 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
         if not j.eligible():
             continue
         bar = pol.ask_min_coverage_cell if j.unit.kind == "cell" else pol.ask_min_coverage
+        # the opening read for a document's name, parties or date answers by what it
+        # states (a named agreement, named parties, a calendar date), not by topic
+        structural = c.item.chunk_id == OPENING
         if space is not None:
-            if j.coverage < bar or c.cosine is None or c.cosine < tau:
+            if j.coverage < bar or (not structural and (c.cosine is None or c.cosine < tau)):
                 continue
         elif j.coverage < pol.ask_min_coverage_lexical_only:
             continue
@@ -357,7 +361,7 @@ class _Reader:
             return None
         cs, ce = blocks[0].char_start, blocks[-1].char_end
         return item.model_copy(update={
-            "evidence_id": f"{item.doc_id}#opening", "chunk_id": "opening", "char_start": cs,
+            "evidence_id": f"{item.doc_id}#opening", "chunk_id": OPENING, "char_start": cs,
             "char_end": ce, "quote": layer.text[cs:ce], "locator": "opening", "page": None,
             "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()})
 

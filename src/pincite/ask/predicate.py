@@ -92,9 +92,14 @@ _EVENT = re.compile(
     r"\b(?:upon|on|as of|from|following|after|at|with effect from|a partir de|desde|tras)\s+"
     r"(?:the\s+|its\s+|such\s+|la\s+|el\s+)?(?:\w+\s+){0,3}?"
     r"(?:execution|executed|signing|signature|signed|occurrence|receipt|approval|completion|"
-    r"closing|delivery|satisfaction|fulfil\w*|later|earlier|date\s+(?:first|last|hereof|of\s+"
+    r"closing|delivery|satisfaction|fulfil\w*|later|earlier|"
+    r"(?<!effective\s)(?<!commencement\s)date\s+(?:first|last|hereof|of\s+"
     r"(?:execution|signature|signing|this|the\s+last))|date\s+(?:on\s+)?which|firma|aprobaci[oó]n|"
     r"formalizaci[oó]n)\b", re.IGNORECASE)
+# a date defined as the beginning: '… 2020 (the "Effective Date")'
+_DEFINED_BEGIN = re.compile(r"\s*,?\s*\(\s*(?:the\s+|hereinafter\s+|la\s+)?[\"\u201c\u2018']?\s*"
+                            r"(?:effective|commencement|start|starting|fecha\s+de\s+(?:entrada|inicio|efecto))\b",
+                            re.IGNORECASE)
 # the document spoken of as itself
 _SELF = re.compile(r"\b(?:agreement|contract|acuerdo|contrato|convenio|here(?:of|under|in|to|by))\b",
                    re.IGNORECASE)
@@ -105,7 +110,7 @@ NEAR_NAME = 6
 _NOT_NAMES = frozenset("and or nor the this that shall will may be is are hereunder hereof herein "
                        "y o el la los las".split())
 # a time stated relative to an event ("ninety days prior to the expiration of …")
-_RELATIVE = re.compile(r"\W*(?:\S+\s+){0,3}?(?:prior\s+to|before|after|following|preceding|"
+_RELATIVE = re.compile(r"\W*(?:\S+\s+){0,3}?(?:prior\s+to|before|after|following|preceding|from|"
                        r"in\s+advance\s+of|antes\s+de|despu[eé]s\s+de|tras)\s+((?:\S+\s*){1,6})",
                        re.IGNORECASE)
 # a date that ends or bounds something, not the date of a document
@@ -330,11 +335,13 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
                 return False
         elif not _holds((p.subject,), *_said(text, lang)):
             return False
-    if p.begins:  # the document itself begins, near the words that say so
-        if not _near(_DOCUMENT_WORD, _BEGIN_WORDS, text):
-            return False
-        dates = [v for v in _values(text, lang) if v[0] in _DATE_TYPES]
-        if not dates and not _EVENT.search(text):
+    if p.begins:  # the document itself begins, near the words that say so, on a date or an
+        # event — or a date is defined as its beginning ('March 1, 2020 (the "Effective Date")')
+        dates = [v for v in _values(text, lang) if v[0] in _DATE_TYPES
+                 and not _BOUND_BEFORE.search(text[max(0, v[1] - 40):v[1]])]
+        defined = any(_DEFINED_BEGIN.match(text, end) for _, _, end in dates)
+        if not defined and not (_near(_DOCUMENT_WORD, _BEGIN_WORDS, text)
+                                and (dates or _EVENT.search(text))):
             return False
     if q.expects in ("time", "date") and p.events:
         times = [v for v in _values(text, lang) if v[0] in _TIME_TYPES]

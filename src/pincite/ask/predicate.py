@@ -165,16 +165,19 @@ def read_predicate(q: Question) -> Predicate:
     concepts = tuple(n for n, p in _CONCEPT_IN_QUESTION.items() if p.search(folded))
     # a yes or no, a thing whose answer is a statement ("What license does a party
     # grant?") or who does something ("Who owns the intellectual property …?"), not a
-    # value of a kind (a date, an amount) nor a document's parties
+    # value of a kind (a date, an amount) nor a document's parties, nor a topic ("What is
+    # the limitation of liability?": a heading names the topic, its clause states it)
     slots, phrases = _slots(_MODAL.sub(" ", fold(q.text)), yes_no) \
-        if yes_no or (q.wh and (q.expects is None or (q.expects == "name" and not q.opening))) \
-        else ((), ())
+        if yes_no or (q.wh and (q.expects is None or (q.expects == "name" and not q.opening))
+                      and not _TOPIC.match(folded)) else ((), ())
     begins = q.expects == "time" and _BEGINS.search(folded) is not None
     subject, events = _subject(folded) if q.expects == "time" else (None, frozenset())
     return Predicate(slots, concepts, yes_no, yes_no and _EXISTENCE.match(folded) is not None,
                      begins, subject, events, phrases)
 
 
+# a question for a topic: "what is the …", whose heading may name it
+_TOPIC = re.compile(r"^(?:what|which|cual|cuales|que) (?:is|are|was|were|es|son|fue|fueron) ")
 # "when does the initial term of this agreement expire?": its subject and its event
 _WHEN = re.compile(r"^(?:(?:for )?how long|when|until when|by when) (?:does|do|did|will|shall|is|are|"
                    r"can|must|would) (?:(?:the|this|its|a|an|each|any|such) )?(.+)$")

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -75,14 +75,13 @@ from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
 from ..store.lru import LRU
 from ..vocab import BundleFlag, ElementKind, ItemFlag, RecordFlag
-from .predicate import Predicate, read_predicate, states
+from .predicate import judge_stated, read_predicate
 from .question import Question, read_question, weights
 from .units import (
     STATEMENT_KINDS,
     Judged,
     ReadBlock,
     Unit,
-    judge,
     read_block,
     read_table,
     title_of,
@@ -230,7 +229,7 @@ def candidates(store: Store, question: str, principal: Principal, *,
         if suspected:
             flags.add(INJECTION_FLAG)
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
-        cands.extend(Candidate(item, _judge(u, q, w, pred, item.lang), None) for u in units)
+        cands.extend(Candidate(item, judge_stated(u, q, w, pred, item.lang), None) for u in units)
     if q.opening:  # the name, parties and date of a document are stated in its opening
         if q.name_of or q.expects == "date":  # … and its name and date nowhere else (a
             cands = []                         # sentence naming another agreement or a term's start)
@@ -238,7 +237,7 @@ def candidates(store: Store, question: str, principal: Principal, *,
             op = reader.opening(item)
             units, suspected = reader.units(op) if op is not None else ([], False)
             if op is not None and not suspected:
-                cands.extend(Candidate(op, _judge(u, q, w, pred, op.lang), None) for u in units)
+                cands.extend(Candidate(op, judge_stated(u, q, w, pred, op.lang), None) for u in units)
     dense = emb is not None and any(i.scores.get("dense") is not None for i in bundle.items)
     if dense and q.groups:
         todo = sorted((c for c in cands if c.judged.eligible()),
@@ -249,14 +248,6 @@ def candidates(store: Store, question: str, principal: Principal, *,
                  for c in cands]
     return Found(q, w, cands, dense, bundle.embedding_space, tuple(sorted(flags)),
                  bundle.generation, verifier)
-
-
-def _judge(u: Unit, q: Question, w: Sequence[float], pred: Predicate, lang: str | None) -> Judged:
-    """`units.judge`, and a statement must state the question's predicate (`predicate.states`)."""
-    j = judge(u, q, w)
-    if u.kind == "statement" and j.expected and not states(pred, q, u.text, lang):
-        return replace(j, expected=False)
-    return j
 
 
 def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:

@@ -33,13 +33,15 @@ item 6, third pass): the question's *predicate* — its action and what the acti
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..index.analyze import fold, stem_words
 from ..values.scan import find_values
 from .question import TYPE_WORDS, Question, root
 from .statement_kinds import negated, this_names
+from .units import Judged, Unit, judge
 
 # a question that asks yes or no opens with an auxiliary (folded)
 _YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|has|have|can|could|may|might|must|shall|"
@@ -313,6 +315,16 @@ def _values(text: str, lang: str | None) -> tuple[tuple[str, int, int], ...]:
     return tuple((v.value_type, v.char_start, v.char_end) for v in find_values(text, lang=lang))
 
 
+def judge_stated(u: Unit, q: Question, w: Sequence[float], p: Predicate,
+                 lang: str | None) -> Judged:
+    """`units.judge`, where a statement that does not state the predicate (`states`) is
+    not of the kind the question expects."""
+    j = judge(u, q, w)
+    if u.kind == "statement" and j.expected and not states(p, q, u.text, lang):
+        return replace(j, expected=False)
+    return j
+
+
 def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
     """Whether statement `text` states what question `q` (read as `p`) asks (see the
     module docstring); True where no rule applies."""
@@ -328,9 +340,9 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
             if not strong and not (pos.search(text) and (neg is None or not neg.search(text))):
                 return False
         if p.existence:
-            neg = negated(text, lang)
-            nroots = frozenset(root(s) for s in neg)
-            if any(_holds(a, neg, nroots) for slot in p.slots for a in slot):
+            denied = negated(text, lang)
+            droots = frozenset(root(s) for s in denied)
+            if any(_holds(a, denied, droots) for slot in p.slots for a in slot):
                 return False
     if p.subject is not None:
         if p.subject in _DOCUMENT:

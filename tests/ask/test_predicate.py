@@ -153,6 +153,9 @@ def test_a_place_is_named_beside_the_asked_word():
                           "regulations and to the approval of the Regulator.")
     assert _states(q, "This Agreement is governed by the laws of the Republic of Ireland.")
     assert _states(q, "This Agreement is governed by Ohio law.")
+    # a defined term is no place; nor a name far from the noun with no "of" between
+    assert not _states(q, "Seller indemnifies Buyer against any fine for a violation of Applicable Law.")
+    assert not _states(q, "The Supplier complies with applicable law, and Kestrel pays the Supplier.")
 
 
 def test_a_person_declared_an_individual_is_a_party():

@@ -373,22 +373,41 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
     return True
 
 
+# the noun a place question asks for ("which law", "what courts"), and the words that join
+# a place to it ("the laws *of* …", "courts *in* …")
+_PLACE_NOUN = re.compile(r"\b(?:which|what|que|cual) (state|country|jurisdiction|courts?|city|laws?|ley|"
+                         r"leyes|pais|estado|jurisdiccion|tribunal|tribunales|ciudad)\b")
+_OF = frozenset("of in under de del en".split())
 _SURFACE = re.compile(r"[^\W_]+(?:['\u2019.&-][^\W_]+)*")
 
 
 def _named_near(q: Question, text: str, lang: str | None) -> bool:
-    """Whether a proper name the question does not hold stands within `NEAR_NAME` words of
-    a word it asks about ("governed by the laws of *the State of Texas*", "*Ohio* law"),
-    the document's own noun aside: a place is named as the asked word's complement."""
+    """Whether a proper name the question does not hold is the complement of the asked
+    place noun ("which *law*" → "the laws *of* the State of Texas", "the laws in force *in*
+    Ireland", "*Ohio* law"): right before it (not a defined term: "Applicable Law"), or within `NEAR_NAME` words after it with
+    "of" or "in" between. Without a place noun ("where …"), any word the question asks
+    anchors the name."""
+    m = _PLACE_NOUN.search(" ".join(re.findall(r"[^\W_]+", fold(q.text))))
+    nouns = _stems(m.group(1)) if m else None
     asked = frozenset().union(*q.groups, *q.roots)
     ws = _SURFACE.findall(text)
-    stems = stem_words([fold(w) for w in ws], lang if lang in ("en", "es") else "en")
-    anchors = [i for i, (w, st) in enumerate(zip(ws, stems, strict=True))
-               if fold(w) not in _DOCUMENT and (fold(w) in asked or st in asked or root(st) in asked)]
-    names = [i for i, (w, st) in enumerate(zip(ws, stems, strict=True))
-             if i > 0 and w[0].isupper() and fold(w) not in _STOP and fold(w) not in _DOCUMENT
-             and fold(w) not in asked and st not in asked and fold(w) not in _NOT_NAMES]
-    return any(abs(a - n) <= NEAR_NAME for a in anchors for n in names)
+    folded = [fold(w) for w in ws]
+    stems = stem_words(folded, lang if lang in ("en", "es") else "en")
+    anchors = [i for i, (f, st) in enumerate(zip(folded, stems, strict=True))
+               if (f in nouns or st in nouns if nouns is not None
+                   else f not in _DOCUMENT and (f in asked or st in asked or root(st) in asked))]
+    names = {i for i, (w, f, st) in enumerate(zip(ws, folded, stems, strict=True))
+             if i > 0 and w[0].isupper() and f not in _STOP and f not in _DOCUMENT
+             and f not in asked and st not in asked and f not in _NOT_NAMES}
+    shouting = text.upper() == text
+    for a in anchors:
+        # "Ohio law", not the defined term "Applicable Law"
+        if a - 1 in names and (ws[a].islower() or shouting):
+            return True
+        for n in range(a + 1, min(len(ws), a + NEAR_NAME + 1)):
+            if n in names and any(x in _OF for x in folded[a + 1:n]):
+                return True
+    return False
 
 
 def _relative(text: str, end: int, events: frozenset[str]) -> bool:

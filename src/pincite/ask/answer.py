@@ -24,9 +24,14 @@ name or ask, they do not state. Each unit is judged against the question (`quest
   with no dense score (the dense channel fell back, or no embedder of the space is
   here), coverage must reach `ask_min_coverage_lexical_only` instead.
 
+A statement must also state the question's predicate (`predicate.states`): a yes-or-no
+question's action and condition held by the statement itself, a beginning with a date or
+an event, this document's name, a place beside the asked noun, and so on.
+
 A question about a document's name, parties or date (`Question.opening`) also reads the
 document's opening — its first `OPENING_BLOCKS` statement blocks — whether or not
-retrieval ranked it, and its name and date only there. A data cell must be located by the
+retrieval ranked it, and its name and date only there; a unit of the opening answers by
+what it states, without the cosine bar. A data cell must be located by the
 question and reach `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`).
 
 Per passage the best passing unit (coverage; for a cell, then the share of its row label

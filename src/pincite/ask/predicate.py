@@ -13,7 +13,10 @@ item 6, third pass): the question's *predicate* — its action and what the acti
   "without cause" by "for convenience", "for any reason", "at will", or "at any time"
   where the statement names no cause such as a breach). A question whether the document
   *has* something ("Does this agreement have third-party beneficiaries?", "Is there a
-  limit …?") is not answered by a statement that it has none: the clause is absent.
+  limit …?") is not answered by a statement that it has none: the clause is absent. A
+  question for a thing with its verb ("What license does a party grant?", "Who owns the
+  intellectual property …?") is read the same way; a topic question ("What is the
+  limitation of liability?") may take its words from the heading.
 - **When something begins** ("When does this agreement become effective?"): a statement
   that the document itself (this agreement, the contract, "hereof") becomes effective,
   commences or starts, with a calendar date or an event ("upon execution", "as of the
@@ -28,6 +31,9 @@ item 6, third pass): the question's *predicate* — its action and what the acti
 - **The name of a document**: a name that refers to this document — opening the
   statement, after "this", or defined as the document ('… Agreement (the "Agreement")') —
   never another agreement a recital names.
+- **A place** ("Which law governs …?"): a proper name as the complement of the asked noun
+  ("the laws *of* the State of Texas", "*Ohio* law"), not a defined term ("Applicable
+  Law") nor a capitalised word elsewhere in the sentence.
 """
 
 from __future__ import annotations

@@ -98,7 +98,9 @@ def test_the_detector_holds_no_benchmark_word_list():
 @pytest.mark.shared_data("bipia/dev", "scifact", "cuad/dev")
 def test_measured_bipia_held_out_and_no_clean_sentence_flagged():
     r = run_injection(SET, shared_root())
-    assert r["clean_scifact_dev"]["sentences"] > 5000 and r["clean_cuad_dev"]["sentences"] > 5000
+    # CUAD's sentences number 4,960 since a capital letter alone ("John F. Kennedy") is an
+    # initial, not a sentence's end (5,005 before)
+    assert r["clean_scifact_dev"]["sentences"] > 5000 and r["clean_cuad_dev"]["sentences"] > 4900
     assert r["clean_scifact_dev"]["flagged"] == 0, r["clean_scifact_dev"]["examples"]
     assert r["clean_cuad_dev"]["flagged"] == 0, r["clean_cuad_dev"]["examples"]
     bipia = r["bipia_dev_held_out"]

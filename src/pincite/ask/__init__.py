@@ -3,6 +3,8 @@ verified citation, or "not found in the documents you can see".
 
 - `instructions`  text that is not a statement: instructions addressed to a reader or a
                   model, and questions; cut out before a block is read for evidence
+- `predicate`     what a statement must state to answer beyond the question's words: the
+                  asked action and condition, a beginning's date, this document's name
 - `answer`        `ask(store, question, principal, …) -> AskResult`: retrieval, then each
                   candidate sentence read with its neighbours, then verification
 """

@@ -24,9 +24,14 @@ name or ask, they do not state. Each unit is judged against the question (`quest
   with no dense score (the dense channel fell back, or no embedder of the space is
   here), coverage must reach `ask_min_coverage_lexical_only` instead.
 
+A statement must also state the question's predicate (`predicate.states`): a yes-or-no
+question's action and condition held by the statement itself, a beginning with a date or
+an event, this document's name, a place beside the asked noun, and so on.
+
 A question about a document's name, parties or date (`Question.opening`) also reads the
 document's opening — its first `OPENING_BLOCKS` statement blocks — whether or not
-retrieval ranked it, and its name and date only there. A data cell must be located by the
+retrieval ranked it, and its name and date only there; a unit of the opening answers by
+what it states, without the cosine bar. A data cell must be located by the
 question and reach `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`).
 
 Per passage the best passing unit (coverage; for a cell, then the share of its row label
@@ -75,13 +80,13 @@ from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
 from ..store.lru import LRU
 from ..vocab import BundleFlag, ElementKind, ItemFlag, RecordFlag
+from .predicate import judge_stated, read_predicate
 from .question import Question, read_question, weights
 from .units import (
     STATEMENT_KINDS,
     Judged,
     ReadBlock,
     Unit,
-    judge,
     read_block,
     read_table,
     title_of,
@@ -98,6 +103,7 @@ MAX_EMBEDDED = 4
 # whether or not retrieval ranked it: its first blocks, within its first characters
 OPENING_BLOCKS = 4
 OPENING_CHARS = 4000
+OPENING = "opening"  # the chunk id of a passage over a document's opening
 # the cosine by which the best unit must lead a runner-up that holds the same lexical
 # evidence (chosen on the fit folds of the ask evals)
 MARGIN = 0.05
@@ -221,13 +227,14 @@ def candidates(store: Store, question: str, principal: Principal, *,
     w = weights(q, lex.get("df"), int((bundle.channels or {}).get("authorized") or 0))
     emb = _embedder(embedder, manifest)
     reader = _Reader(verifier)
+    pred = read_predicate(q)
     cands: list[Candidate] = []
     for item in bundle.items:
         units, suspected = reader.units(item)
         if suspected:
             flags.add(INJECTION_FLAG)
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
-        cands.extend(Candidate(item, judge(u, q, w), None) for u in units)
+        cands.extend(Candidate(item, judge_stated(u, q, w, pred, item.lang), None) for u in units)
     if q.opening:  # the name, parties and date of a document are stated in its opening
         if q.name_of or q.expects == "date":  # … and its name and date nowhere else (a
             cands = []                         # sentence naming another agreement or a term's start)
@@ -235,7 +242,7 @@ def candidates(store: Store, question: str, principal: Principal, *,
             op = reader.opening(item)
             units, suspected = reader.units(op) if op is not None else ([], False)
             if op is not None and not suspected:
-                cands.extend(Candidate(op, judge(u, q, w), None) for u in units)
+                cands.extend(Candidate(op, judge_stated(u, q, w, pred, op.lang), None) for u in units)
     dense = emb is not None and any(i.scores.get("dense") is not None for i in bundle.items)
     if dense and q.groups:
         todo = sorted((c for c in cands if c.judged.eligible()),
@@ -265,8 +272,11 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
         if not j.eligible():
             continue
         bar = pol.ask_min_coverage_cell if j.unit.kind == "cell" else pol.ask_min_coverage
+        # the opening read for a document's name, parties or date answers by what it
+        # states (a named agreement, named parties, a calendar date), not by topic
+        structural = c.item.chunk_id == OPENING
         if space is not None:
-            if j.coverage < bar or c.cosine is None or c.cosine < tau:
+            if j.coverage < bar or (not structural and (c.cosine is None or c.cosine < tau)):
                 continue
         elif j.coverage < pol.ask_min_coverage_lexical_only:
             continue
@@ -347,7 +357,7 @@ class _Reader:
             return None
         cs, ce = blocks[0].char_start, blocks[-1].char_end
         return item.model_copy(update={
-            "evidence_id": f"{item.doc_id}#opening", "chunk_id": "opening", "char_start": cs,
+            "evidence_id": f"{item.doc_id}#opening", "chunk_id": OPENING, "char_start": cs,
             "char_end": ce, "quote": layer.text[cs:ce], "locator": "opening", "page": None,
             "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()})
 

@@ -36,7 +36,9 @@ answer its form expects.
   `changes`, `rate` — it asks the size of a change, speaks of one, or asks a share, a
   rate or a ratio (which table column answers, `units.judge`). Words that name a kind
   (`TYPE_WORDS`: "date", "term", "price", "percentage", "parties", "name") are held by
-  a value of that kind: "parties" by a statement naming two organisations.
+  a value of that kind: "parties" by a statement naming two organisations. The noun a
+  question calls the document by ("this agreement") is held by any of them ("this
+  contract"). "Become" is a word of the form ("become effective": be effective).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..index.analyze import analyze_query, fold
+from ..index.analyze import analyze_query, fold, stem_words
 
 EXPECTS = ("date", "time", "amount", "count", "name", "place", "statement", "title")
 # "What is the name of this agreement?": the thing whose name is asked (folded, group 1)
@@ -90,6 +92,10 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((k, re.compile(p)) for k
 # a question for a thing, not a yes or no (over the folded question)
 _WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|how much|how many|how long|que|cual|"
                  r"cuales|quien|quienes|cuando|donde|cuanto|cuanta|cuantos|cuantas)\b")
+# the nouns a document calls itself by ("this agreement", "this contract"), one word for it
+DOCUMENT_NOUNS = frozenset("agreement contract acuerdo contrato convenio".split())
+DOCUMENT_FORMS = frozenset(DOCUMENT_NOUNS | {*stem_words(sorted(DOCUMENT_NOUNS), "en"),
+                                             *stem_words(sorted(DOCUMENT_NOUNS), "es")})
 _THIS_DOCUMENT = re.compile(r"\b(?:this|the) (?:agreement|contract|document|deed|lease)\b|"
                             r"\b(?:este|el) (?:acuerdo|contrato|documento|convenio)\b")
 # a question that speaks of a change, and one that asks a share (over the folded question)
@@ -108,6 +114,7 @@ _TENANT_PREFIX = 13  # the tenant-key prefix of every index term (see analyze.te
 # beyond the analyzer's stop words
 FORM_WORDS = frozenset(
     "must can need needs much many long soon often also else kind type exactly please "
+    "become becomes became "
     "after before within during until since per via without against among between through over "
     "debe deben puede pueden cuanto cuanta cuantos cuantas exactamente tras antes despues "
     "durante hasta dentro segun entre".split())
@@ -195,6 +202,11 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     words = tuple(qt.words[i] for i in keep)
     groups = tuple(frozenset(t[_TENANT_PREFIX:] for t in qt.groups[i]) | _year_of(qt.words[i])
                    for i in keep)
+    folded_words = fold(text)
+    if _THIS_DOCUMENT.search(folded_words):  # "this agreement" is this contract, this document
+        groups = tuple(g | DOCUMENT_FORMS if w in DOCUMENT_NOUNS and
+                       re.search(rf"\b(?:this|the|este|el) {w}\b", folded_words) else g
+                       for w, g in zip(words, groups, strict=True))
     roots = tuple(frozenset(root(f) for f in g) for g in groups)
     folded = " ".join(re.findall(r"[^\W_]+", fold(text)))
     expects = next((kind for kind, p in _FORMS if p.search(folded)), None)

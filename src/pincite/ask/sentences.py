@@ -5,7 +5,9 @@ brackets) before white space — except where the period belongs to the word bef
 - an abbreviation of a company form, a title or a reference word, English or Spanish
   (`Ltd.`, `Inc.`, `Corp.`, `Co.`, `Mr.`, `Dr.`, `Sr.`, `Dña.`, `Excmo.`, `approx.`);
 - a reference word before a number (`No. 5`, `art. 12`, `Sec. 4.1`, `núm. 3`, `pp. 4`);
-- dotted initials (`S.A.`, `S.L.U.`, `U.S.`, `e.g.`, `i.e.`, `p.m.`);
+- dotted initials (`S.A.`, `S.L.U.`, `U.S.`, `e.g.`, `i.e.`, `p.m.`) and a capital letter
+  alone (`John F. Kennedy`, `21925 W. Bluff Road`), unless a word that labels things by
+  letters names it (`Exhibit A.`, `Schedule B.`);
 - any period followed by a lower-case word (`… Acme Ltd. and …`, `… etc. and …`);
 - a lone enumerator or reference opening the sentence (`4.`, `(b).`, `IV.`,
   `Section 4.`), which heads the text that follows.
@@ -17,11 +19,14 @@ within 45 days; late amounts accrue interest …" and "(a) …; (b) …; and (c)
 period — not a lower-case word after it, which is how text inserted mid-sentence reads
 ("… payable Ignore the previous instructions. within thirty days").
 
-A *title* is a fragment that names a topic without stating anything: no digit once its
-enumerator is dropped, no verb of statement (`shall`, `is`, `may`, `será`, …), and either
-at most `TITLE_MAX_WORDS` words with every word of four letters or more capitalised
-("4. Limitation of Liability.", "GOVERNING LAW") or at most `SENTENCE_CASE_TITLE_WORDS`
-words with the first capitalised ("Cláusula 7. Solvencia económica"). `ask` reads a title
+A *title* is a fragment that names a topic without stating anything: no verb of statement
+(`shall`, `is`, `may`, `será`, …), and either a heading in capitals (`UPPER_SHARE` of its
+words upper case, dates and numbers allowed: "EXHIBIT B NOVEMBER 1, 2002 SUPPLY AGREEMENT
+BETWEEN ACME AND BETA", but not a line that says the document is dated, made or signed)
+or, without a digit once its enumerator is dropped, at most `TITLE_MAX_WORDS` words with
+every word of four letters or more capitalised ("4. Limitation of Liability.", "GOVERNING
+LAW") or at most `SENTENCE_CASE_TITLE_WORDS` words with the first capitalised ("Cláusula
+7. Solvencia económica"). `ask` reads a title
 as context of the sentences after it, never as an answer.
 """
 
@@ -46,6 +51,12 @@ REFERENCE_WORDS = frozenset(
     "no nos nr num núm nº art arts sec secs para paras cl cls ch vol p pp fig figs sch "
     "apdo apdos pág págs ref exp".split())
 _DOTTED = re.compile(r"(?:[^\W\d_]\.){2,}$|(?:[^\W\d_]\.)+[^\W\d_]{1,3}\.$")
+# a capital letter alone is an initial ("John F. Kennedy", "21925 W. Bluff Road") unless a
+# word that labels things by letters names it ("Exhibit A.", "Schedule B.", "Class C.")
+_INITIAL = re.compile(r"[\"'\u201c\u2018(]?[A-ZÀ-Þ]\.")
+_LABELLED = re.compile(r"(?i:exhibit|schedule|annex|appendix|attachment|section|article|part|clause|"
+                       r"class|series|type|form|item|option|tranche|phase|plan|anexo|ap[eé]ndice|"
+                       r"cl[aá]usula|art[ií]culo|secci[oó]n|tipo|clase|serie|lote)\s+$")
 _NUMBER_NEXT = re.compile(r"\s*(?:\d|[ivxlcdm]+\b|[IVXLCDM]+\b|\()")
 _LOWER_NEXT = re.compile(r"\s*[\"'\u201c\u2018(]?[a-zà-ÿ]")
 _ENUMERATOR = re.compile(
@@ -55,6 +66,12 @@ _ENUMERATOR = re.compile(
     r"\s+[\w.]+)\.$")
 
 TITLE_MAX_WORDS = 10
+# a heading in capitals: at least this many words with letters, this share of them upper case
+UPPER_HEADING_WORDS = 4
+UPPER_SHARE = 0.8
+# words that make a line in capitals a statement of the document's making, not a heading
+# ("AGREEMENT DATED MARCH 1, 2010 BETWEEN …")
+_DATING_WORDS = frozenset("dated made entered executed signed fechado otorgado suscrito celebrado".split())
 SENTENCE_CASE_TITLE_WORDS = 3  # "Solvencia económica", "Limitation of liability"
 _WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 _STATEMENT_VERBS = frozenset(
@@ -101,6 +118,8 @@ def _ends_here(text: str, start: int, at: int, end: int, clauses: bool) -> bool:
     bare = word.lstrip("\"'\u201c\u2018([").lower()[:-1]
     if bare in ABBREVIATIONS or _DOTTED.search(word):
         return False
+    if _INITIAL.fullmatch(word) and not _LABELLED.search(text, start, w0):
+        return False
     if bare in REFERENCE_WORDS and _NUMBER_NEXT.match(text, end):
         return False
     if clauses:
@@ -116,13 +135,25 @@ def is_title(sentence: str) -> bool:
     docstring): a heading run into a paragraph, a clause title."""
     body = _ENUMERATOR_PREFIX.sub("", sentence.strip())
     words = _WORD.findall(body)
-    if not words or len(words) > TITLE_MAX_WORDS or any(c.isdigit() for c in body):
+    if not words or any(w.lower() in _STATEMENT_VERBS for w in words):
         return False
-    if any(w.lower() in _STATEMENT_VERBS for w in words):
+    if _upper_heading(words):
+        return True
+    if len(words) > TITLE_MAX_WORDS or any(c.isdigit() for c in body):
         return False
     if all(w[0].isupper() for w in words if len(w) >= 4):
         return True
     return len(words) <= SENTENCE_CASE_TITLE_WORDS and words[0][0].isupper()
+
+
+def _upper_heading(words: list[str]) -> bool:
+    """Whether words without a verb of statement are a heading in capitals, dates and
+    numbers or not ("EXHIBIT B NOVEMBER 1, 2002 SUPPLY AGREEMENT BETWEEN ACME AND BETA")."""
+    lettered = [w for w in words if any(c.isalpha() for c in w)]
+    if len(lettered) < UPPER_HEADING_WORDS or any(w.lower() in _DATING_WORDS for w in lettered):
+        return False
+    upper = sum(1 for w in lettered if w.isupper())
+    return upper >= UPPER_SHARE * len(lettered)
 
 
 # an enumerator or reference word opening a title ("4.", "(b)", "Section 4.", "Cláusula 7.")

@@ -2,7 +2,8 @@
 question, so `units.judge` can ask whether it states what a question's form asks for:
 
 - **organisations** it names: a capitalised name ending in a company form ("Harbour
-  Freight Inc.", "IMRS OPERATIONS INC.", "Ibérica S.A.", "CRO Consulting (Pty) Limited").
+  Freight Inc.", "IMRS OPERATIONS INC.", "Ibérica S.A.", "CRO Consulting (Pty) Limited",
+  "theglobe.com, Inc."), and persons declared parties ("Jane Roe, an individual").
   "Who are the parties?" is answered where two are named, not by a sentence that only
   says "the parties";
 - **named things**: the head nouns of capitalised names of two words or more ("Master
@@ -11,9 +12,17 @@ question, so `units.judge` can ask whether it states what a question's form asks
   the agreement is named, not by a sentence about a trade name;
 - whether it is a **definition** ('"Applicable Law" means …'): it says what a term means,
   which answers "what is X", not "which law governs" or "who are the parties";
+- which names refer to **this document** (`this_names`): a name opening the statement,
+  after "this", or defined as the document ('… Agreement (the "Agreement")'), not one a
+  recital gives another agreement ('an asset purchase agreement ("Asset Purchase
+  Agreement")');
 - the words it states only **negated** ("shall not be governed by …", "no party shall
   …"): a statement that the document is not governed by a convention does not say which
-  law governs it.
+  law governs it. A negation reaches the three words after it; a negative subject
+  ("Neither party …", "Nothing in this Agreement shall …", "There are no …") and a
+  denial ("waives any right to assert that …", "shall not contend that …") the rest of
+  its clause, up to an exception ("except", "provided", "unless", "other than", "but")
+  or a semicolon. A bound is not a negation ("not less than", "no later than").
 """
 
 from __future__ import annotations
@@ -26,7 +35,9 @@ from ..index.analyze import analyze, fold
 _FORMS = (r"(?:(?=[A-Z])(?i:inc|incorporated|corp|corporation|ltd|limited|llc|l\.l\.c|llp|l\.p|lp|"
           r"co|company|gmbh|ag|s\.a|s\.a\.u|s\.l|s\.l\.u|s\.r\.l|s\.p\.a|n\.v|b\.v|pty|pte|sas|"
           r"se|plc)|plc)")
-_WORD = r"[A-ZÀ-Þ0-9][\w&'\u2019.\-]*"
+# a word of a name: capitalised, or a lower-case word that a capital or a dot marks as a
+# name ("eBay", "theglobe.com")
+_WORD = r"(?:[A-ZÀ-Þ0-9][\w&'\u2019.\-]*|[a-z]+(?:[A-Z]|\.[a-z]{2,4}\b)[\w&'\u2019.\-]*)"
 _ORGANISATION = re.compile(
     rf"(?<![\w])((?:{_WORD},?\s+(?:\([A-Za-z]+\)\s+)?){{1,6}}){_FORMS}\.?(?![\w])")
 # a capitalised name: capitalised words, with the small words a name holds between them
@@ -40,13 +51,39 @@ _DEFINITION = re.compile(
     r"(?:,|or|and|o|y)?\s*){1,4}"
     r"(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:shall\s+mean|means|mean|shall\s+have\s+the\s+meaning|"
     r"has\s+the\s+meaning|refers\s+to|significa|se\s+entender[aá])\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|never|neither|nor|no|cannot|ni|nunca|tampoco)\b((?:\W+\w+){1,3})",
-                       re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|neither|nor|no|cannot|ni|nunca|tampoco)\b"
+                       r"(?!\W+(?:less|more|later|earlier|fewer|greater|sooner|longer|menos|m[aá]s|"
+                       r"despu[eé]s)\b)((?:\W+\w+){1,3})", re.IGNORECASE)
+# a negative subject at the start of a clause: its scope is the rest of the clause
+_NEGATIVE_SUBJECT = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|that|but|y|que)\s+)(?:[(\w.)]{1,8}\s+)??"
+    r"(?:neither|nothing|none|no(?=\s+(?!event\b|case\b|later\b|less\b|more\b)\w+\s+\w*)|"
+    r"there\s+(?:is|are|shall\s+be|will\s+be)\s+no|ninguna?|nada|no\s+existe)\b"
+    r"(.*?)(?=[;]|\b(?:except|excepto|salvo|provided|unless|other\s+than|but|sino|it\s+being)\b|$)",
+    re.IGNORECASE | re.DOTALL)
+# a denial: a party gives up or may not assert that something is so ("waives any right to
+# assert that the fee is a penalty", "shall not contend that …"): the rest of the clause
+_DENIAL = re.compile(
+    r"(?:\b(?:waives?|waived|renounces?|renuncia)\s+(?:any|all|its|their|el|todo)\s+(?:right|rights|"
+    r"claims?|derecho)\s+(?:to|a)\s+(?:assert|claim|contend|argue|allege|alegar|reclamar)|"
+    r"\b(?:not|never|no)\s+(?:assert|claim|contend|argue|allege|alegar[aá]?)"
+    r")\s+(?:that|que)\b(.*?)(?=[;]|\b(?:except|excepto|salvo|provided|unless|but|sino)\b|$)",
+    re.IGNORECASE | re.DOTALL)
+
+
+# a person who is a party: a name declared "an individual" ('Jane Roe ("Consultant"), an
+# individual'; "Juan Pérez, persona física")
+_INDIVIDUAL = re.compile(
+    r"(?<![\w])((?:[A-ZÀ-Þ][\w'\u2019.\-]*\s+){1,3}[A-ZÀ-Þ][\w'\u2019\-]*)\s*,?\s*"
+    r"(?:\([^)]{1,60}\)\s*,?\s*)?(?:an\s+individual|persona\s+f[ií]sica)\b")
 
 
 def organisations(text: str) -> int:
-    """How many different organisations `text` names (a capitalised name and a company form)."""
+    """How many different parties `text` names: organisations (a capitalised name and a
+    company form) and persons declared individuals."""
     found = set()
+    for m in _INDIVIDUAL.finditer(text):
+        found.add(fold(m.group(1)))
     for m in _ORGANISATION.finditer(text):
         words = [w for w in m.group(1).replace(",", " ").split() if not w.startswith("(")]
         while words and fold(words[0]) in _DETERMINERS:
@@ -80,4 +117,36 @@ def negated(text: str, lang: str | None) -> frozenset[str]:
     out: set[str] = set()
     for m in _NEGATION.finditer(text):
         out.update(analyze(m.group(1), lang))
+    for m in (*_NEGATIVE_SUBJECT.finditer(text), *_DENIAL.finditer(text)):
+        out.update(analyze(m.group(1), lang))
+    return frozenset(out)
+
+
+# a name defined as the document itself: '(the "Agreement")', '("this Agreement")'
+_DEFINED_AS_DOCUMENT = re.compile(
+    r"^\s*,?\s*\(\s*(?:(?:the|this|hereinafter|herein|called|referred\s+to\s+as|el|este|en\s+adelante)\s+)*"
+    r"[\"\u201c\u2018']?\s*(?:this\s+|el\s+|este\s+)?(?:agreement|contract|acuerdo|contrato|convenio)"
+    r"\s*[\"\u201d\u2019']?\s*\)", re.IGNORECASE)
+_THIS_BEFORE = re.compile(r"\b(?:this|the\s+present|este|esta|el\s+presente)\s+$", re.IGNORECASE)
+_OPENING = re.compile(r"^[\W\d_]*(?:[ivxlcdm]+\.|[a-z]\))?\s*$", re.IGNORECASE)
+MAX_TITLE_WORDS = 10
+
+
+def this_names(text: str) -> frozenset[str]:
+    """The folded head nouns of the names in `text` that refer to this document: a name
+    that opens the statement, follows "this", or is defined as the document."""
+    out = set()
+    for m in _NAME.finditer(text):
+        words = m.group().split()
+        if len(words) > MAX_TITLE_WORDS or all(fold(w).strip(".,") in _DETERMINERS
+                                                for w in words[:-1]):
+            continue
+        head = fold(words[-1]).strip(".,;:\"'\u201d\u2019)")
+        opens = _OPENING.match(text[:m.start()]) is not None
+        after_this = fold(words[0]) in ("this", "este", "esta") or \
+            _THIS_BEFORE.search(text[max(0, m.start() - 16):m.start()]) is not None
+        defined = _DEFINED_AS_DOCUMENT.match(text[m.end():m.end() + 60]) is not None
+        opens = opens and fold(words[0]) not in _DETERMINERS - {"this", "este", "esta"}
+        if (opens and len(words) <= MAX_NAME_WORDS) or after_this or defined:
+            out.add(head)
     return frozenset(out)

@@ -52,11 +52,13 @@ def _docs(folder: Path, n: int = N_DOCS) -> Path:
     return folder
 
 
-def _enqueue_ingest(store: Path, docs: Path, runs_db: str | None = None) -> str:
+def _enqueue_ingest(store: Path, docs: Path, runs_db: str | None = None,
+                    stream_from: int | None = None) -> str:
     with open_library(store, create=True) as lib:
         book = lib.runs(store, runs_db)
         try:
-            return book.submit_ingest(ANN, [docs], tenant="acme", acl=None, new_acl=["*"])
+            return book.submit_ingest(ANN, [docs], tenant="acme", acl=None, new_acl=["*"],
+                                      stream_from=stream_from)
         finally:
             book.close()
 
@@ -105,12 +107,15 @@ def _kill_in_turn(store: Path, run_id: str, points: list[str], queue: str,
 # ---- the crash test ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("when", ["", ".done"], ids=["before-its-work", "after-its-work"])
-def test_a_worker_killed_at_each_step_in_turn_is_resumed_by_another(tmp_path, when):
+@pytest.mark.parametrize(("when", "stream_from"), [("", None), (".done", None), (".done", 0)],
+                         ids=["before-its-work", "after-its-work", "after-its-work-from-disk"])
+def test_a_worker_killed_at_each_step_in_turn_is_resumed_by_another(tmp_path, when, stream_from):
     """Worker k is killed at the k-th step of the run (at the first body of that step it
-    runs: before its work, or after it but before DBOS recorded it); worker k+1 resumes."""
+    runs: before its work, or after it but before DBOS recorded it); worker k+1 resumes.
+    From disk: every file is read as a large one is (staged by `put_file`, inspected and
+    parsed from the staged blob opened as a file)."""
     store, docs = tmp_path / "store", _docs(tmp_path / "docs")
-    run_id = _enqueue_ingest(store, docs)
+    run_id = _enqueue_ingest(store, docs, stream_from=stream_from)
     killed = _kill_in_turn(store, run_id, [f"run.{s}{when}" for s in INGEST_STEPS], "ingest")
     assert len(set(killed)) == len(INGEST_STEPS)
     run = _show(store, run_id)

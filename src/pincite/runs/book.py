@@ -64,9 +64,11 @@ class RunBook:
                       acl: Sequence[str] | None, new_acl: Sequence[str] | None = None,
                       source_id: str | None = None, limits: Limits | None = None,
                       sandbox: bool = True, publish: bool = True, embedder: str | None = None,
-                      follow_links: bool = False) -> str:
+                      follow_links: bool = False, stream_from: int | None = None) -> str:
         """Enqueue the ingest of files and directories (walked now; the workers read the
-        files at the absolute paths found) on the `ingest` queue; return the run id."""
+        files at the absolute paths found) on the `ingest` queue; return the run id. Files
+        of `stream_from` bytes or more (default `sources.ingest.STREAM_FROM`) are read from
+        disk, never whole, as `Ingestor` does."""
         from ..sources.acquire import walk_inputs
 
         tenant = check_name("tenant", tenant)
@@ -86,11 +88,16 @@ class RunBook:
                           "read_from": None if item.read_from is None
                           else str(Path(item.read_from).resolve()),
                           "reason": item.reason, "detail": item.detail})
-        spec = {"tenant": tenant, "owner": principal.subject, "inputs": items,
-                "acl": None if acl is None else sorted({parse_acl_entry(a) for a in acl}),
-                "new_acl": None if new_acl is None else sorted({parse_acl_entry(a) for a in new_acl}),
-                "limits": limits or Limits(), "sandbox": sandbox, "publish": publish,
-                "embedder": embedder or os.environ.get("PINCITE_EMBEDDER")}
+        spec: dict[str, Any] = {
+            "tenant": tenant, "owner": principal.subject, "inputs": items,
+            "acl": None if acl is None else sorted({parse_acl_entry(a) for a in acl}),
+            "new_acl": None if new_acl is None else sorted({parse_acl_entry(a) for a in new_acl}),
+            "limits": limits or Limits(), "sandbox": sandbox, "publish": publish,
+            "embedder": embedder or os.environ.get("PINCITE_EMBEDDER")}
+        if stream_from is not None:
+            if stream_from < 0:
+                raise UsageError("stream_from must be a number of bytes, 0 or more")
+            spec["stream_from"] = stream_from
         return self._enqueue("ingest", INGEST_WORKFLOW, principal, spec,
                              {"files": len(items)})
 

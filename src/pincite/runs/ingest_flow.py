@@ -7,6 +7,15 @@ its output may run again without harm:
   blob store (writing the same bytes twice writes one blob); later steps read the staged
   bytes, never the file again, so a file changed meanwhile cannot mix two versions.
 - `inspect` and `parse` only read.
+
+A file of `sources.ingest.STREAM_FROM` bytes or more is never held whole by the worker,
+with the pieces `Ingestor.ingest_file` uses (`sources.bodies`): `acquire` hashes it in
+chunks and stages it with `put_file` (copied in chunks, the copy's hash checked);
+`inspect` reads the staged blob through a `FileView` and `parse` lends its descriptor to
+the sandbox worker (`stored_body`: the blob's own file, or on PostgreSQL a private
+temporary copy streamed out of the database); a quarantined one is copied to the
+quarantine blobs in chunks. A file written to while `acquire` read it fails alone
+(reason `input_changed`), as a file gone fails (`unreadable`).
 - `store` commits the revision (`Store.commit_revision` returns the revision already there
   for the same bytes: a second commit is `unchanged`, never a second revision) or records
   the quarantine once (an identical record already there is not added again).
@@ -19,13 +28,14 @@ its output may run again without harm:
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS
 
-from ..errors import GenerationInvalid, ParseFailure, UsageError
+from ..errors import GenerationInvalid, InputChanged, ParseFailure, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer, timestamp
 from ..store import QuarantineRecord, Store
@@ -33,12 +43,15 @@ from ..vocab import GenerationState, IngestStatus, RunStep
 from .engine import INGEST_WORKFLOW
 from .steps import step, worker_store
 
+if TYPE_CHECKING:
+    from ..sources.bodies import Body
+
 
 @DBOS.workflow(name=INGEST_WORKFLOW)
 def ingest_run(spec: dict[str, Any]) -> dict[str, Any]:
     """Ingest the files of `spec` (see `book.RunBook.submit_ingest`); return the results
     and the generation published."""
-    results = [_ingest_one(spec, item) for item in spec["inputs"]]
+    results = [ingest_one(spec, item) for item in spec["inputs"]]
     out: dict[str, Any] = {"results": results, "generation": None, "published": False}
     if spec.get("publish", True):
         epochs = {spec["tenant"]: max((r.get("epoch") or 0 for r in results), default=0)}
@@ -47,29 +60,35 @@ def ingest_run(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _ingest_one(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
-    acq = step(RunStep.ACQUIRE, lambda: _acquire(spec, item))
-    if acq.get("error") is not None:  # unreadable now (gone since it was enqueued): no bytes
+def ingest_one(spec: dict[str, Any], item: dict[str, Any],
+               run: Callable[[RunStep, Callable[[], Any]], Any] = step) -> dict[str, Any]:
+    """Ingest one file of `spec` as the steps acquire → inspect → parse → store, each run
+    by `run` (`steps.step` in a worker: recorded); return its result."""
+    acq = run(RunStep.ACQUIRE, lambda: _acquire(spec, item))
+    if acq.get("error") is not None:  # unreadable now (gone since it was enqueued), or
+        # written to while acquire read it: no bytes of it are used
         return {"path": acq["path"], "source_id": acq["source_id"], "doc_id": None,
-                "status": "failed", "reason": "unreadable", "detail": acq["error"]}
+                "status": "failed", "reason": acq.get("error_reason") or "unreadable",
+                "detail": acq["error"]}
     found: dict[str, Any] = {}
     layer: TextLayer | None = None
     if acq.get("failure") is None and not acq.get("unchanged"):
-        found = step(RunStep.INSPECT, lambda: _inspect(spec, acq))
+        found = run(RunStep.INSPECT, lambda: _inspect(spec, acq))
         if found.get("failure") is None:
-            parsed = step(RunStep.PARSE, lambda: _parse(spec, acq, found))
+            parsed = run(RunStep.PARSE, lambda: _parse(spec, acq, found))
             if isinstance(parsed, TextLayer):
                 layer = parsed
             else:
                 found = {**found, "failure": parsed}
-    return step(RunStep.STORE, lambda: _store(spec, acq, found, layer))
+    return run(RunStep.STORE, lambda: _store(spec, acq, found, layer))
 
 
 # ---- step bodies -----------------------------------------------------------------------
 
 
 def _acquire(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
-    from ..sources.acquire import read_bounded
+    from ..sources.acquire import open_bounded
+    from ..sources.bodies import read_body
 
     store: Store = worker_store()
     tenant, limits = spec["tenant"], _limits(spec)
@@ -80,41 +99,63 @@ def _acquire(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
         return {**base, "failure": [item.get("reason") or "symlink", item.get("detail") or ""],
                 "size": 0}
     try:
-        data = read_bounded(Path(item["read_from"]), limits.max_bytes)
+        opened = open_bounded(Path(item["read_from"]), limits.max_bytes)
     except ParseFailure as f:
         return {**base, "failure": [f.reason, f.detail], "size": 0}
     except UsageError as e:  # the file is gone or unreadable: nothing to store or quarantine
         return {**base, "error": e.message}
-    sha = hashlib.sha256(data).hexdigest()
-    latest = store.latest_revision(tenant, item["source_id"])
-    prior = latest.revision_id if latest is not None else None
-    if latest is not None and latest.sha256 == sha:
-        return {**base, "sha256": sha, "size": len(data), "prior": prior, "unchanged": True}
-    store.blobs.put(tenant, data, sha)  # staged: content-addressed, so a re-run writes nothing new
-    return {**base, "sha256": sha, "size": len(data), "prior": prior}
+    with opened:
+        try:  # read whole under `stream_from` bytes, else hashed in chunks (as `ingest`)
+            body = read_body(opened, _stream_from(spec))
+        except ParseFailure as f:  # it grew past the limit while read
+            return {**base, "failure": [f.reason, f.detail], "size": 0}
+        latest = store.latest_revision(tenant, item["source_id"])
+        prior = latest.revision_id if latest is not None else None
+        found = {**base, "sha256": body.sha256, "size": body.size, "prior": prior}
+        if latest is not None and latest.sha256 == body.sha256:
+            return {**found, "unchanged": True}
+        try:  # staged: content-addressed, so a re-run writes nothing new
+            body.check()  # not written to since it was opened (as `Ingestor` checks)
+            body.store(store.blobs, tenant)  # a large file: copied in chunks, hash checked
+        except InputChanged as e:  # written to while read: nothing of it is staged
+            return {**base, "error": e.message, "error_reason": e.code}
+    return found
 
 
 def _inspect(spec: dict[str, Any], acq: dict[str, Any]) -> dict[str, Any]:
     from ..sources.inspect import inspect
 
-    data = worker_store().blobs.get(spec["tenant"], acq["sha256"])
-    try:
-        found = inspect(data, name=acq["name"], limits=_limits(spec))
-    except ParseFailure as f:
-        return {"failure": [f.reason, f.detail]}
+    with _staged(spec, acq) as body:
+        try:
+            found = inspect(body.view, name=acq["name"], limits=_limits(spec))
+        except ParseFailure as f:
+            return {"failure": [f.reason, f.detail]}
     return {"kind": found.kind, "flags": sorted(found.flags)}
 
 
 def _parse(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any]
            ) -> TextLayer | list[str]:
-    from ..sources.sandbox import parse_untrusted
+    from ..sources.bodies import parse_body
+    from ..sources.sandbox import ParserSandbox
 
-    data = worker_store().blobs.get(spec["tenant"], acq["sha256"])
-    try:
-        return parse_untrusted(found["kind"], data, password=None, limits=_limits(spec),
-                               sandbox=spec.get("sandbox", True))
-    except ParseFailure as f:
-        return [f.reason, f.detail]
+    limits = _limits(spec)
+    with ExitStack() as stack:
+        sandbox = (stack.enter_context(ParserSandbox(limits)) if spec.get("sandbox", True)
+                   else None)
+        body = stack.enter_context(_staged(spec, acq))
+        try:
+            return parse_body(found["kind"], body, None, limits=limits, sandbox=sandbox)
+        except ParseFailure as f:
+            return [f.reason, f.detail]
+
+
+def _staged(spec: dict[str, Any], acq: dict[str, Any]) -> AbstractContextManager[Body]:
+    """Return the body of the blob `acquire` staged: its bytes, or (a large one) the blob
+    opened as a file, never read whole here."""
+    from ..sources.bodies import stored_body
+
+    return stored_body(worker_store().blobs, spec["tenant"], acq["sha256"], acq["size"],
+                       name=acq["name"], stream_from=_stream_from(spec))
 
 
 def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
@@ -168,7 +209,8 @@ def _quarantine_once(store: Store, spec: dict[str, Any], acq: dict[str, Any],
     if record in store.quarantined(tenant):
         return  # recorded by this step before a crash (same file, same acquisition time)
     if sha is not None and store.blobs.exists(tenant, sha):
-        store.quarantine_blobs.put(tenant, store.blobs.get(tenant, sha), sha)
+        with _staged(spec, acq) as body:  # a large one copied in chunks, hash checked
+            body.store(store.quarantine_blobs, tenant)
     store.add_quarantine(tenant, record)
 
 
@@ -214,6 +256,13 @@ def _publish(gen_id: str | None, epochs: dict[str, int]) -> dict[str, Any]:
     publish(store, gen_id)
     prune(store, DEFAULT_KEEP)
     return {"generation": gen_id, "published": True}
+
+
+def _stream_from(spec: dict[str, Any]) -> int:
+    """Return the size from which a run's files are read from disk, never whole."""
+    from ..sources.ingest import STREAM_FROM
+
+    return int(spec.get("stream_from", STREAM_FROM))
 
 
 def _limits(spec: dict[str, Any]) -> Limits:

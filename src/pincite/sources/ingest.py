@@ -9,7 +9,6 @@ from the closed set and never half-stored.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,12 +20,11 @@ from ..limits import Limits
 from ..model import MEDIA_TYPES, Revision, TextLayer, check_name, parse_acl_entry, timestamp
 from ..model.names import check_source_id
 from ..parse import parser_id
-from ..parse.containers import ByteView
 from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store
-from ..store.blobs import BlobStore
 from ..vocab import ElementKind, IngestStatus, LayerFlag
-from .acquire import Input, SourceFile, open_bounded
+from .acquire import Input, open_bounded
+from .bodies import Body, InMemory, parse_body, read_body, stored_body
 from .inspect import inspect
 from .sandbox import ParserSandbox
 
@@ -90,17 +88,10 @@ class Ingestor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _parse(self, kind: str, data: bytes, password: str | None) -> TextLayer:
-        if self._sandbox is not None:
-            return self._sandbox.parse(kind, data, password=password)
-        from .sandbox import parse_untrusted
-
-        return parse_untrusted(kind, data, password=password, limits=self.limits, sandbox=False)
-
-    def _parse_body(self, kind: str, body: _Body, password: str | None) -> TextLayer:
-        if isinstance(body, _OnDisk) and self._sandbox is not None:
-            return self._sandbox.parse_file(kind, body.file.fd, body.size, password=password)
-        return self._parse(kind, body.bytes(), password)
+    def parse(self, kind: str, body: Body, password: str | None = None) -> TextLayer:
+        """Return the text layer of `body` read as `kind` (ParseFailure otherwise), in this
+        ingestor's sandbox (`bodies.parse_body`)."""
+        return parse_body(kind, body, password, limits=self.limits, sandbox=self._sandbox)
 
     def ingest(self, data: bytes, *, source_id: str, path: str, name: str | None = None,
                password: str | None = None) -> IngestResult:
@@ -110,9 +101,9 @@ class Ingestor:
         if len(data) > self.limits.max_bytes:
             return self._quarantine(source_id, path, None, len(data), "over_limit",
                                     f"{len(data)} bytes is over the {self.limits.max_bytes}-byte limit", at)
-        return self._ingest(_InMemory(data), source_id, path, name, password, at)
+        return self._ingest(InMemory(data), source_id, path, name, password, at)
 
-    def _ingest(self, body: _Body, source_id: str, path: str, name: str | None,
+    def _ingest(self, body: Body, source_id: str, path: str, name: str | None,
                 password: str | None, at: str) -> IngestResult:
         sha = body.sha256
         existing = self.store.source(self.tenant, source_id)
@@ -126,7 +117,7 @@ class Ingestor:
                                 latest.media_type, flags=latest.flags)
         try:
             found = inspect(body.view, name=name, limits=self.limits)
-            layer = self._parse_body(found.kind, body, password)
+            layer = self.parse(found.kind, body, password)
         except ParseFailure as f:
             body.check()
             return self._quarantine(source_id, path, sha, body.size, f.reason, f.detail, at, body)
@@ -164,8 +155,7 @@ class Ingestor:
             return self.refuse(sid, str(item.path), f.reason, f.detail)
         with opened:
             try:
-                body: _Body = (_InMemory(opened.read_all()) if opened.size < self.stream_from
-                               else _OnDisk(opened, *opened.digest()))
+                body = read_body(opened, self.stream_from)
             except ParseFailure as f:
                 return self.refuse(sid, str(item.path), f.reason, f.detail)
             return self._ingest(body, sid, str(item.path), item.path.name, password, timestamp())
@@ -179,59 +169,13 @@ class Ingestor:
                                 timestamp())
 
     def _quarantine(self, source_id: str, path: str, sha: str | None, size: int, reason: str,
-                    detail: str, at: str, body: _Body | None = None) -> IngestResult:
+                    detail: str, at: str, body: Body | None = None) -> IngestResult:
         if body is not None and sha is not None:
             body.store(self.store.quarantine_blobs, self.tenant)
         self.store.add_quarantine(self.tenant, QuarantineRecord(
             source_id, path, sha, size, reason, detail, at, self.owner))
         return IngestResult(path, source_id, IngestStatus.QUARANTINED, doc_sha256=sha, reason=reason,
                             detail=detail)
-
-
-class _InMemory:
-    """An input held as bytes (a file under the streaming threshold, or bytes given)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.size = len(data)
-        self.sha256 = hashlib.sha256(data).hexdigest()
-        self.view: ByteView = data
-
-    def bytes(self) -> bytes:
-        """Return the input's bytes."""
-        return self.data
-
-    def check(self) -> None:
-        """Bytes in memory cannot change: nothing to check."""
-
-    def store(self, blobs: BlobStore, tenant: str) -> None:
-        """Put the bytes into `blobs`."""
-        blobs.put(tenant, self.data, self.sha256)
-
-
-class _OnDisk:
-    """An input left on disk: its first `size` bytes, which hash to `sha256`."""
-
-    def __init__(self, file: SourceFile, sha256: str, size: int) -> None:
-        self.file = file
-        self.size = size
-        self.sha256 = sha256
-        self.view: ByteView = file.view(size)
-
-    def bytes(self) -> bytes:
-        """Return the input's bytes, read whole (only for an in-process parse)."""
-        return self.view[0:self.size]
-
-    def check(self) -> None:
-        """Raise InputChanged when the file was written to since it was opened."""
-        self.file.check_unchanged(self.size)
-
-    def store(self, blobs: BlobStore, tenant: str) -> None:
-        """Copy the file into `blobs` in chunks (InputChanged if it no longer hashes)."""
-        blobs.put_file(tenant, self.file.fd, self.size, self.sha256)
-
-
-_Body = _InMemory | _OnDisk
 
 
 def unread_pages(layer: TextLayer | None) -> bool:
@@ -258,7 +202,10 @@ def reparse_revision(ingestor: Ingestor, rev: Revision) -> str | None:
     A revision is parsed again when the current parser version has no layer of it yet,
     or — a PDF — when its layer by that version has a page without text and no layer of it
     was read with the current OCR (`pdf+ocr@<version>.<ocr version>`) yet: that is how
-    documents ingested before OCR, or while it was unavailable, get their OCR layer."""
+    documents ingested before OCR, or while it was unavailable, get their OCR layer.
+    A blob of `ingestor.stream_from` bytes or more is parsed as `ingest_file` parses such a
+    file: the sandbox worker reads it from a descriptor (`bodies.stored_body`), so this
+    process never holds it whole."""
     kind = next(k for k, v in MEDIA_TYPES.items() if v == rev.media_type)
     current = parser_id(kind)
     store = ingestor.store
@@ -268,6 +215,7 @@ def reparse_revision(ingestor: Ingestor, rev: Revision) -> str | None:
         if kind != "pdf" or f"{name}{OCR_PARSER_SUFFIX}@{version}.{OCR_VERSION}" in ids \
                 or not unread_pages(store.text_layer(rev, current)):
             return None
-    data = store.blobs.get(rev.tenant, rev.sha256)
-    layer = ingestor._parse(kind, data, None)
+    with stored_body(store.blobs, rev.tenant, rev.sha256, rev.size, name=rev.source_id,
+                     stream_from=ingestor.stream_from) as body:
+        layer = ingestor.parse(kind, body)
     return layer.layer_id if store.add_text_layer(rev, layer, timestamp()) else None

@@ -81,6 +81,13 @@ class BlobStore:
         """Return the bytes of a blob (FileNotFoundError when missing)."""
         return self.path(tenant, sha256).read_bytes()
 
+    def open_fd(self, tenant: str, sha256: str) -> int:
+        """Return a descriptor open for reading on the blob's file (FileNotFoundError when
+        missing); the caller closes it. A blob is never rewritten in place, so what the
+        descriptor reads stays the bytes named `sha256`."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        return os.open(self.path(tenant, sha256), flags)
+
     def digest(self, tenant: str, sha256: str) -> str:
         """Return the sha256 of a stored blob's bytes, read in chunks (FileNotFoundError
         when missing): whether it is still intact, without holding it whole."""

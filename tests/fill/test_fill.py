@@ -250,3 +250,32 @@ def test_cli_fill_prints_the_summary_and_json(tmp_path):
     r = invoke("fill", "--target", str(tmp_path / "nope.ods"), *DOCS, "--as",
                "demo:ana:analysts", store=store)
     assert r.returncode == 2 and "not an .xlsx" in r.stderr
+
+
+def test_the_filled_copy_is_reproducible(tmp_path, monkeypatch):
+    """The same target and program give the same bytes at any save time: every ZIP entry is
+    dated 1980-01-01 and the properties keep the target's `modified`."""
+    import io
+    import time
+
+    from openpyxl import Workbook
+
+    from pincite.fill.output import filled_workbook
+
+    wb = Workbook()
+    wb.active.title = "Model"
+    wb.active["A1"], wb.active["B1"] = "Revenue", None
+    buf = io.BytesIO()
+    wb.save(buf)
+    stated = load_workbook(io.BytesIO(buf.getvalue())).properties.modified
+    program = {"writes": [{"cell_id": "Model!B1", "value": "1250"}], "unresolved": []}
+    copies = []
+    for now in (1_000_000_000.0, 1_700_000_000.0):
+        monkeypatch.setattr(time, "time", lambda now=now: now)
+        copies.append(filled_workbook(buf.getvalue(), program, {}))
+    assert copies[0] == copies[1]
+    with zipfile.ZipFile(io.BytesIO(copies[0])) as z:
+        assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        core = z.read("docProps/core.xml").decode()
+    assert f'W3CDTF">{stated:%Y-%m-%dT%H:%M:%SZ}</dcterms:modified>' in core
+    assert load_workbook(io.BytesIO(copies[0]))["Model"]["B1"].value == 1250

@@ -4,12 +4,17 @@ The filled workbook is a copy (the target's bytes are read, never written): ever
 cell holds the number and a comment with the value, source document, locator, page, quote
 and fact id, and the report's anchor; every unresolved cell is highlighted (`UNRESOLVED_FILL`)
 with a comment giving its reason and its best candidates. Formula cells are untouched.
+The copy is reproducible: the same target and program give the same bytes (every ZIP
+entry dated 1980-01-01, the properties' `modified` kept as the target states it), so a
+filled workbook can be compared and hashed like every other artifact.
 """
 
 from __future__ import annotations
 
 import html
 import io
+import re
+import zipfile
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -37,6 +42,7 @@ def filled_workbook(target_bytes: bytes, program: Mapping[str, Any],
     from openpyxl.styles import PatternFill
 
     wb = load_workbook(io.BytesIO(target_bytes))
+    modified = wb.properties.modified
     for w in program["writes"]:
         sheet, ref = w["cell_id"].rsplit("!", 1)
         cell = wb[sheet][ref]
@@ -64,7 +70,30 @@ def filled_workbook(target_bytes: bytes, program: Mapping[str, Any],
         cell.fill = PatternFill("solid", fgColor=UNRESOLVED_FILL)
     buf = io.BytesIO()
     wb.save(buf)
-    return buf.getvalue()
+    stamp = modified.strftime("%Y-%m-%dT%H:%M:%SZ") if modified is not None else None
+    return _reproducible(buf.getvalue(), stamp)
+
+
+_MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
+_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def _reproducible(data: bytes, modified: str | None) -> bytes:
+    """Return the workbook `data` with every entry dated `_EPOCH` and the core properties'
+    `modified` set to `modified` (dropped when None): the save time leaves no trace."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            if info.filename == "docProps/core.xml":
+                body = _MODIFIED.sub(
+                    (lambda m: m.group(1) + modified.encode() + m.group(2)) if modified
+                    else b"", body)
+            entry = zipfile.ZipInfo(info.filename, date_time=_EPOCH)
+            entry.compress_type, entry.external_attr = info.compress_type, info.external_attr
+            dst.writestr(entry, body)
+    return out.getvalue()
 
 
 def audit(target: Mapping[str, Any], universe: Mapping[str, Any], program: Mapping[str, Any],

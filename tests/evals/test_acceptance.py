@@ -260,12 +260,12 @@ def test_symlinks_sees_a_walk_that_follows_links_out(monkeypatch):
 def test_limits_sees_a_file_read_past_its_limit(monkeypatch):
     from pincite.sources import ingest
 
-    def greedy(path: Path, max_bytes: int) -> bytes:
+    def greedy(path: Path, max_bytes: int) -> Any:
         with open(path, "rb") as fh:
             fh.read(4 * 1024 * 1024)  # reads well past the limit before refusing
         raise ParseFailure("over_limit", "read first, refused after")
 
-    monkeypatch.setattr(ingest, "read_bounded", greedy)
+    monkeypatch.setattr(ingest, "open_bounded", greedy)
     assert _bad(_run(size_limits.run_limits), size_limits.F_READ) > 0
 
 

@@ -121,8 +121,7 @@ UNIVERSES = LRU(32)
 
 
 def _universe(store: Store, g: GenerationRow, scope: AuthScope, principal: Principal,
-              filters: Filters) -> Universe:
-    epoch, _ = store.tenant_state(scope.tenant)
+              filters: Filters, epoch: int) -> Universe:
     key = (str(store.root), g.gen_id, g.created_at, g.purged, g.vectors_sha256, scope.tenant,
            principal.subject, principal.groups, scope.as_of or "now", epoch, filters.key())
     u: Universe | None = UNIVERSES.get(key)
@@ -281,11 +280,12 @@ def search(store: Store, query: str, principal: Principal, *,
         depth = bud.depth or pol.depth
         flags: set[str] = set()
         built = store.generation_tenant(g.gen_id, principal.tenant)
-        if store.tenant_state(principal.tenant)[1] > (built[0] if built else 0):
+        epoch, rev_epoch = store.tenant_state(principal.tenant)  # one read serves both uses
+        if rev_epoch > (built[0] if built else 0):
             flags.add(BundleFlag.STALE)
         scope = AuthScope(g.gen_id, principal.tenant, principal_entries(principal), as_of_n,
                           flt.source_ids, flt.source_prefix, flt.kinds, flt.langs, flt.media_types)
-        u = _universe(store, g, scope, principal, flt)
+        u = _universe(store, g, scope, principal, flt, epoch)
         languages = tuple(g.manifest.get("analyzer", {}).get("languages", ()))
         info: dict[str, Any] = {"authorized": int(len(u.ords))}
         lex = dense = None
@@ -368,7 +368,8 @@ def _assemble(store: Store, g: GenerationRow, tenant: str, query: str, k: int,
     fused_rank = {cid: i for i, (cid, _) in enumerate(fused, start=1)}
     lex_rank = ranks(lex.ids) if lex else {}
     dense_rank = ranks(dense.ids) if dense else {}
-    items: list[EvidenceItem] = []
+    chosen: list[tuple[ChunkRecord, str, int, int, dict[str, int | None],
+                       dict[str, float | None], set[str]]] = []
     total = 0
     for cid in head[:k]:
         ch, sha, valid_to, _media = by_id[cid]
@@ -394,24 +395,25 @@ def _assemble(store: Store, g: GenerationRow, tenant: str, query: str, k: int,
         if rerank_rank:
             ranks_d["rerank"] = rerank_rank.get(cid)
             scores_d["rerank"] = rerank_score.get(cid)
-        items.append(_item(store, ch, sha, start, end, ranks_d, scores_d, iflags))
-    return items, flags
+        chosen.append((ch, sha, start, end, ranks_d, scores_d, iflags))
+    quotes = store.span_texts([(c[0], c[2], c[3]) for c in chosen])  # one read for all
+    return [_item(*c, quote) for c, quote in zip(chosen, quotes, strict=True)], flags
 
 
 def _evidence_id(chunk_id: str) -> str:
     return "ev_" + chunk_id.removeprefix("ch_")
 
 
-def _item(store: Store, ch: ChunkRecord, sha: str, start: int, end: int,
+def _item(ch: ChunkRecord, sha: str, start: int, end: int,
           ranks_d: dict[str, int | None], scores_d: dict[str, float | None],
-          flags: set[str]) -> EvidenceItem:
+          flags: set[str], quote: str) -> EvidenceItem:
     # Trusted values read from the store: model_construct skips validation (~9 us an item
     # validated, ~6 us constructed, ~1.6 us as the former frozen dataclass).
     return EvidenceItem.model_construct(
         evidence_id=_evidence_id(ch.chunk_id), source_id=ch.source_id,
         revision_id=ch.revision_id, doc_id=f"{ch.source_id}@{ch.revision_id}", doc_sha256=sha, text_layer=ch.text_layer,
         chunk_id=ch.chunk_id, kind=ch.kind, char_start=start, char_end=end,
-        quote=store.span_text(ch, start, end), locator=ch.cite_locator, page=ch.page,
+        quote=quote, locator=ch.cite_locator, page=ch.page,
         bbox=ch.bbox, heading_path=ch.heading_path, lang=ch.lang, ranks=ranks_d,
         scores=scores_d, flags=tuple(sorted(flags)),
     )

@@ -28,11 +28,10 @@ from ..sqlite.universe import ROW_DTYPE, RowArray, query_of
 from .pg_index_sql import (
     CHUNK_COLS,
     SQL_CHUNKS_BY_ORD,
-    SQL_GEN_KEY,
     SQL_GEN_TABLES_HAS,
     SQL_LEX_COUNT,
-    SQL_QUOTE,
-    SQL_TENANT_STATE,
+    SQL_QUOTES,
+    SQL_UNIVERSE_KEY,
 )
 from .pg_postings import read_postings, table_digest
 from .pg_universe_sql import sql_authorized, sql_postings
@@ -85,16 +84,18 @@ class PgAuthorizedReads:
             return ["universe record names no generation_chunks table"]
         return []
 
-    def _universe(self, scope: AuthScope) -> np.ndarray:
+    def _universe(self, scope: AuthScope, lexical: bool = False) -> np.ndarray:
         """U's rows (ord, ntok, chunk_id) as a structured array by ord (cached per
-        generation, tenant, epoch and query)."""
+        generation, tenant, epoch and query); `lexical` raises StoreError when the
+        generation's packed postings are gone (checked in the same round trip)."""
         with self.read(scope.tenant) as c:
-            gen = c.execute(SQL_GEN_KEY, (scope.gen_id,)).fetchone()
+            gen = c.execute(SQL_UNIVERSE_KEY, (scope.tenant, scope.gen_id)).fetchone()
+            if lexical and (gen is None or not gen[4]):
+                raise StoreError(f"generation {scope.gen_id} has no packed postings; "
+                                 "build a new generation")
             if gen is None:
                 return np.empty(0, dtype=ROW_DTYPE)
-            st = c.execute(SQL_TENANT_STATE, (scope.tenant,)).fetchone()
-            key = (self.url, scope.gen_id, *gen, scope.tenant, int(st[0]) if st else 0,
-                   query_of(scope))
+            key = (self.url, scope.gen_id, *gen[:3], scope.tenant, int(gen[3]), query_of(scope))
             got = UNIVERSE_ROWS.get(key)
             if got is not None:
                 return got  # type: ignore[no-any-return]
@@ -126,10 +127,7 @@ class PgAuthorizedReads:
         if not terms:
             return Postings()
         with self.read(scope.tenant) as c:  # one transaction: the calls below join it
-            if not self.postings_exist(scope.gen_id):
-                raise StoreError(f"generation {scope.gen_id} has no packed postings; "
-                                 "build a new generation")
-            u = self._universe(scope)["ord"]
+            u = self._universe(scope, lexical=True)["ord"]
             if not len(u):
                 return Postings()
             got = read_postings(c, scope.gen_id, scope.tenant, list(terms))
@@ -160,9 +158,20 @@ class PgAuthorizedReads:
         return {int(r[0]): (ChunkRecord.from_row(r[1:1 + n]), r[1 + n], r[2 + n], r[3 + n])
                 for r in rows}
 
-    def span_text(self, ch: ChunkRecord, start: int, end: int) -> str:
-        """Return `text[start:end]` of a chunk's text layer, read in SQL."""
-        with self.read(ch.tenant) as c:
-            row = c.execute(SQL_QUOTE, (start, end - start, ch.tenant, ch.source_id,
-                                        ch.revision_id, ch.text_layer)).fetchone()
-        return row[0] if row and row[0] is not None else ""
+    def span_texts(self, spans: Sequence[tuple[ChunkRecord, int, int]]) -> list[str]:
+        """Return `text[start:end]` of each (chunk, start, end), in order, read in one
+        statement (one round trip for a bundle's quotes); "" where the layer is gone."""
+        if not spans:
+            return []
+        out = [""] * len(spans)
+        for tenant in sorted({ch.tenant for ch, _s, _e in spans}):  # each in its tenant's wall
+            mine = [i for i, (ch, _s, _e) in enumerate(spans) if ch.tenant == tenant]
+            with self.read(tenant) as c:
+                rows = c.execute(SQL_QUOTES, (
+                    mine, [spans[i][1] for i in mine], [spans[i][2] - spans[i][1] for i in mine],
+                    [tenant] * len(mine), [spans[i][0].source_id for i in mine],
+                    [spans[i][0].revision_id for i in mine],
+                    [spans[i][0].text_layer for i in mine])).fetchall()
+            for i, text in rows:
+                out[int(i)] = text or ""
+        return out

@@ -204,10 +204,13 @@ class PgVectors:
         query = checked_query(query, g.dimension)
         why = None
         with self.read(scope.tenant) as c:
-            plan = self._index_plan(c, g, scope, universe, query, depth, exact)
+            plan = self._index_plan(c, g, scope, universe, query, depth, exact, keep)
             if plan is not None:
-                sql, params, k = plan
-                rows = c.execute(sql, params).fetchall()
+                sql, params, k, scan = plan
+                with c.pipeline():  # the scan's settings and the scan: one round trip
+                    c.execute(SET_SCAN, scan)
+                    cur = c.execute(sql, params)
+                rows = cur.fetchall()
                 got = _positions(universe, rows)
                 if len(got[0]) >= min(depth, len(universe)):
                     return DenseCandidates(got[0], got[1], "ann", k)
@@ -243,23 +246,27 @@ class PgVectors:
         return matrix
 
     def _index_plan(self, c: Any, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
-                    query: np.ndarray, depth: int, exact: bool
-                    ) -> tuple[str, dict[str, Any], int] | None:
-        """(statement, parameters, rows to collect) of the HNSW index scan, with the scan's
-        settings applied to the transaction; None when the exact scan should answer."""
+                    query: np.ndarray, depth: int, exact: bool, keep: dict[str, Any] | None = None
+                    ) -> tuple[str, dict[str, Any], int, tuple[str, str, str]] | None:
+        """(statement, parameters, rows to collect, the scan's settings for `SET_SCAN`) of
+        the HNSW index scan; None when the exact scan should answer. The tenant's row
+        count in the generation is kept in `keep` (the cached universe's) once read."""
         pol = policy_of(g.manifest)
         if not ((g.manifest or {}).get("vector_index") or {}).get("index"):
             return None
-        row = c.execute(SQL_GEN_TENANT, (g.gen_id, scope.tenant)).fetchone()
-        size = int(row[1]) if row else 0
+        size = keep.get("graph_size") if keep is not None else None
+        if size is None:
+            row = c.execute(SQL_GEN_TENANT, (g.gen_id, scope.tenant)).fetchone()
+            size = int(row[1]) if row else 0
+            if keep is not None:
+                keep["graph_size"] = size
         if not use_graph(pol, len(universe), size, exact):
             return None
         k = pol.walk_size(depth, len(universe), size)
         tuples = max(MIN_SCAN_TUPLES, 2 * k * size // max(len(universe), 1))
         ef = min(MAX_EF_SEARCH, max(pol.expansion_search, k))
-        c.execute(SET_SCAN, (str(ef), ITERATIVE_SCAN, str(tuples)))
         sql, params = sql_dense_index(scope, g.dimension, k, literal(query))
-        return sql, params, k
+        return sql, params, k, (str(ef), ITERATIVE_SCAN, str(tuples))
 
     def dense_plan(self, g: GenerationRow, scope: AuthScope, universe: np.ndarray,
                    query: np.ndarray, depth: int) -> tuple[list[str], dict[str, str]]:
@@ -269,6 +276,7 @@ class PgVectors:
             plan = self._index_plan(c, g, scope, universe, query, depth, False)
             if plan is None:
                 return [], {}
+            c.execute(SET_SCAN, plan[3])
             lines = [r[0] for r in c.execute("EXPLAIN " + plan[0], plan[1]).fetchall()]
             settings = {name: c.execute(f"SHOW {name}").fetchone()[0]
                         for name in ("hnsw.iterative_scan", "hnsw.ef_search", "hnsw.max_scan_tuples")}

@@ -239,8 +239,12 @@ SQL_CHUNKS_BY_ORD = (
     "AND r.revision_id = c.revision_id "
     "WHERE gc.gen_id = %s AND c.tenant = %s AND gc.ord = ANY(%s)"
 )
-SQL_QUOTE = ("SELECT substr(text, %s + 1, %s) FROM text_layers WHERE tenant=%s AND source_id=%s "
-             "AND revision_id=%s AND layer_id=%s")
+# Every quote of a bundle in one statement: (position, start, length, layer key) rows.
+SQL_QUOTES = ("SELECT u.i, substr(l.text, u.s + 1, u.n) FROM unnest(%s::int[], %s::int[], "
+              "%s::int[], %s::text[], %s::text[], %s::text[], %s::text[]) "
+              "AS u(i, s, n, tenant, source_id, revision_id, layer_id) "
+              "JOIN text_layers l ON l.tenant = u.tenant AND l.source_id = u.source_id "
+              "AND l.revision_id = u.revision_id AND l.layer_id = u.layer_id")
 SQL_CHUNK_TENANTS = "SELECT chunk_id, tenant FROM chunks WHERE chunk_id = ANY(%s)"
 
 # ---- generations ----------------------------------------------------------------------
@@ -261,7 +265,11 @@ SQL_MARK_RETIRED = "UPDATE generations SET state='retired' WHERE gen_id=%s AND s
 SQL_GEN_PURGED = ("UPDATE generations SET purged = purged + %s, vectors_sha256=%s, "
                   "chunks_sha256=%s WHERE gen_id=%s")
 SQL_SET_MANIFEST = "UPDATE generations SET manifest=%s WHERE gen_id=%s"
-SQL_GEN_KEY = "SELECT created_at, chunks_sha256, purged FROM generations WHERE gen_id=%s"
+# A universe's cache key and whether the lexical rows exist, in one round trip.
+SQL_UNIVERSE_KEY = ("SELECT g.created_at, g.chunks_sha256, g.purged, "
+                    "coalesce((SELECT s.epoch FROM tenant_state s WHERE s.tenant = %s), 0), "
+                    "EXISTS (SELECT 1 FROM gen_tables t WHERE t.gen_id = g.gen_id) "
+                    "FROM generations g WHERE g.gen_id = %s")
 SQL_GEN_CHUNK_LIST = ("SELECT gc.ord, gc.chunk_id, c.content_digest FROM generation_chunks gc "
                       "LEFT JOIN chunks c ON c.chunk_id = gc.chunk_id WHERE gc.gen_id=%s "
                       "ORDER BY gc.ord")

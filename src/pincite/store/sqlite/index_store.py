@@ -289,11 +289,15 @@ class IndexTables(AuthorizedReads, VectorFiles):
             out[int(row[0])] = (ChunkRecord.from_row(row[1:1 + n]), row[1 + n], row[2 + n], row[3 + n])
         return out
 
-    def span_text(self, ch: ChunkRecord, start: int, end: int) -> str:
-        """Return `text[start:end]` of a chunk's text layer, read in SQL."""
-        row = self.conn.execute(SQL_QUOTE, (start, end - start, ch.tenant, ch.source_id,
-                                            ch.revision_id, ch.text_layer)).fetchone()
-        return row[0] if row and row[0] is not None else ""
+    def span_texts(self, spans: Sequence[tuple[ChunkRecord, int, int]]) -> list[str]:
+        """Return `text[start:end]` of each (chunk, start, end) of its text layer, read in
+        SQL, in order ("" where the layer is gone; in-process, a read per span is cheap)."""
+        out = []
+        for ch, start, end in spans:
+            row = self.conn.execute(SQL_QUOTE, (start, end - start, ch.tenant, ch.source_id,
+                                                ch.revision_id, ch.text_layer)).fetchone()
+            out.append(row[0] if row and row[0] is not None else "")
+        return out
 
     # ---- tombstones -------------------------------------------------------------------------
 

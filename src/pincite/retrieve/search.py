@@ -267,7 +267,7 @@ def search(store: Store, query: str, principal: Principal, *,
     as_of_n = normalize_as_of(as_of)
     flt = Filters.parse(filters)
     bud = Budgets.parse(budgets)
-    with store.read():
+    with store.read(principal.tenant):  # PostgreSQL: the principal's row-level wall
         g = _resolve_generation(store, generation)
         if g is None:
             return EvidenceBundle.model_construct(query=query, k=k, items=(),

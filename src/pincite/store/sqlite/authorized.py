@@ -52,7 +52,7 @@ class AuthorizedReads:
     def conn(self) -> sqlite3.Connection:  # provided by SQLiteStore
         raise NotImplementedError
 
-    def read(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
+    def read(self, tenant: str = "*") -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
 
     def postings_exist(self, gen_id: str) -> bool:
         return bool(self.conn.execute(TABLE_EXISTS(), (post_table(gen_id),)).fetchone()[0])

@@ -218,8 +218,9 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
         return transaction(self.conn)
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        """Run a block of reads on one snapshot (a deferred transaction); re-entrant."""
+    def read(self, tenant: str = "*") -> Iterator[sqlite3.Connection]:
+        """Run a block of reads on one snapshot (a deferred transaction); re-entrant. The
+        `tenant` is PostgreSQL's row-level wall; one SQLite file has none to set."""
         conn = self.conn
         if conn.in_transaction:
             yield conn

@@ -114,7 +114,7 @@ class IndexTables(AuthorizedReads, VectorFiles):
         raise NotImplementedError
 
     def write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
-    def read(self) -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
+    def read(self, tenant: str = "*") -> AbstractContextManager[sqlite3.Connection]: ...  # type: ignore[empty-body]
 
     # ---- tenant state and watermarks ------------------------------------------------
 

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from pincite.ask.payments import PAYEE, PAYER, PaymentQuestion, amounts, read_payment, states_payment
+from pincite.ask.payments import (
+    PAYEE,
+    PAYER,
+    PaymentQuestion,
+    amounts,
+    read_payment,
+    states_payment,
+)
 from pincite.model import Principal
 from tests.corpus import EMB, add, publish
 

@@ -122,3 +122,16 @@ def test_an_injected_payment_is_never_the_answer(notices):
     res = _ask(notices, "injected", ASKED)
     assert res.status == "not_found"
     assert "injection_suspected" in res.flags
+
+
+def test_a_payment_in_sentences_run_together_is_not_answered(lib):
+    # an instruction inserted into a run-on can take the payment with it: not answered clean
+    add(lib, "runon.txt", "Hello Maya,Your card was charged $75.00 by Orbital Parts on the "
+        "first of May.If you have questions, reply to this email.\n", tenant="runon")
+    add(lib, "spaced.txt", "Hello Maya, your card was charged $75.00 by Orbital Parts on the "
+        "first of May. If you have questions, reply to this email.\n", tenant="spaced")
+    publish(lib)
+    assert _ask(lib, "runon", ASKED).status == "not_found"
+    res = _ask(lib, "spaced", ASKED)
+    assert [i.citation["quote"] for i in res.items] == [
+        "Hello Maya, your card was charged $75.00 by Orbital Parts on the first of May."]

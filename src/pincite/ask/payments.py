@@ -17,7 +17,10 @@ A statement answers when it states a money amount and names the party in the ask
   someone ("X has charged your account $9.00");
 - payer: X paid / sent / transferred a sum; a sum paid … *by* X; a sum received, credited or
   refunded *from* X; X's card or account was charged or debited a sum.
-A statement with an amount but no party ("Your card was charged $20.00") answers no one's
+A statement whose sentences run together (an end with no space after it: "…account
+••7681.If you have…") is not cut into sentences reliably: an instruction inserted into it
+can take the payment with it, so a payment stated there is not answered (the answer must
+not depend on what else is inserted). A statement with an amount but no party ("Your card was charged $20.00") answers no one's
 payment: when no statement names the party in its role, `ask` abstains. The party matches
 when the statement's name starts with the question's words (case and punctuation aside:
 "Acme" is "ACME, INC." and "ACME.IO").
@@ -72,6 +75,7 @@ _MONEY = (r"(?:[$€£]\s?\d[\d,\u00a0 ]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:us
           r"euros?)\b)")
 _GAP = r"[^.;|?!$€£]{0,60}?"           # within the clause, no other amount in between
 _NAME_TAIL = r"(?:[\s,]+(?-i:[A-Z0-9][\w&.'\u2019/-]*)){0,3}"  # "Corp" of "Acme Corp", "Inc."
+_RUN_ON = re.compile(r"[a-z0-9][.!?](?=[A-Z][a-z])")  # "7681.If": a sentence end run into the next
 _OWNER = r"(?:['\u2019]s?)?[^.;|?!$€£]{0,50}?"  # "X's Mercury debit card ••1890"
 
 
@@ -168,7 +172,7 @@ def choose_payments(pq: PaymentQuestion, cands: Sequence[T]) -> list[T]:
     seen: set[tuple[str, tuple[str, ...]]] = set()
     out: list[T] = []
     for c in sorted(cands, key=lambda c: (c.item.evidence_id, c.judged.unit.start)):
-        if not pat.search(c.judged.unit.text):
+        if _RUN_ON.search(c.judged.unit.text) or not pat.search(c.judged.unit.text):
             continue
         key = (c.item.evidence_id, tuple(sorted(set(amounts(c.judged.unit.text)))))
         if key not in seen:

@@ -29,22 +29,23 @@ question's action and condition held by the statement itself, a beginning with a
 an event, this document's name, a place beside the asked noun, and so on.
 
 A question about a document's name, parties or date (`Question.opening`) also reads the
-document's opening — its first `OPENING_BLOCKS` statement blocks — whether or not
-retrieval ranked it, and its name and date only there; a unit of the opening answers by
-what it states, without the cosine bar. A data cell must be located by the
-question and reach `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`).
+document's opening (its first `OPENING_BLOCKS` statement blocks) whether or not retrieval
+ranked it, and its name and date only there; a unit of the opening answers by what it
+states, without the cosine bar. A data cell must be located by the question and reach
+`ask_min_coverage_cell` instead of `ask_min_coverage` (`units`). A question asking the
+amount paid to or by a named party is answered by the statements naming that payment,
+the party in its role, and by no other (`payments`).
 
 Per passage the best passing unit (coverage; for a cell, then the share of its row label
 the question names; then question words held; then the cosine; then document order) is
 cited, passages ordered best first. When the best unit's runner-up says something else
 with the same lexical evidence and a cosine within `MARGIN` of it, nothing tells which
 answers: the answer is not_found. Each citation is verified by the same code as
-`pincite verify` — re-authorizing the document for the caller. A passage whose citation does not verify is
-dropped (flag `unverified_dropped`). With nothing left, the answer is `not_found`: "not
-found in the documents you can see". The unit's scores sit beside the retrieval's
-(`evidence_coverage`, `evidence_dense`). Evidence is local: a unit does not depend on
-where a chunk begins or ends, and text inserted anywhere changes only the units it lands
-in.
+`pincite verify` (re-authorizing the document for the caller); a passage whose citation
+does not verify is dropped (flag `unverified_dropped`). With nothing left, `not_found`.
+The unit's scores sit beside the retrieval's (`evidence_coverage`, `evidence_dense`).
+Evidence is local: a unit does not depend on where a chunk begins or ends, and text
+inserted anywhere changes only the units it lands in.
 
 Instructions are not evidence. Every block is cut into sentences, and a sentence — or,
 when an instruction was run into it, the clause from where it starts — that reads as an
@@ -80,6 +81,7 @@ from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
 from ..store.lru import LRU
 from ..vocab import BundleFlag, ElementKind, ItemFlag, RecordFlag
+from .payments import choose_payments, read_payment
 from .predicate import judge_stated, read_predicate
 from .question import Question, read_question, weights
 from .units import (
@@ -94,18 +96,15 @@ from .units import (
 
 NOT_FOUND = "not found in the documents you can see"
 INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
-# units embedded per question at most (best coverage first): a sentence-level cosine
-# costs a forward pass per unit, and on CUAD dev (fit folds) it separates the labelled
-# clause from related ones no better than coverage does (docs/evaluation.md)
+# units embedded per question at most (best coverage first): a cosine costs a forward pass
+# per unit, and on CUAD dev (fit folds) it separates no better than coverage does
 MAX_EMBEDDED = 4
-# a document's opening — title block and preamble — read for the questions it answers
-# ("What is the name of this agreement?", "Who are the parties …?", "What is the date …?")
-# whether or not retrieval ranked it: its first blocks, within its first characters
+# a document's opening (title block, preamble) read for its name, parties or date whether
+# or not retrieval ranked it: its first blocks, within its first characters
 OPENING_BLOCKS = 4
 OPENING_CHARS = 4000
 OPENING = "opening"  # the chunk id of a passage over a document's opening
-# the cosine by which the best unit must lead a runner-up that holds the same lexical
-# evidence (chosen on the fit folds of the ask evals)
+# the cosine by which the best unit leads a runner-up holding the same lexical evidence
 MARGIN = 0.05
 
 
@@ -162,7 +161,10 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
         return AskResult(question, "not_found", (), found.flags, NOT_FOUND, None)
     flags = set(found.flags)
     out: list[EvidenceItem] = []
-    for cand in choose(found.candidates, pol, found.space if found.dense else None):
+    pq = read_payment(question)
+    ranked = (choose(found.candidates, pol, found.space if found.dense else None) if pq is None
+              else choose_payments(pq, found.candidates))
+    for cand in ranked:
         if len(out) >= pol.ask_max_items:
             break
         item = cand.item

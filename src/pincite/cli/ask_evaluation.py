@@ -16,12 +16,13 @@ def eval_ask_bipia(
     data: Annotated[Path, typer.Option("--data", help="A BIPIA split folder (email_*.jsonl, text_attack_*.json).")],
     embedder: Annotated[str | None, typer.Option("--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Use only the first N emails (and their attacked copies).")] = None,
+    folds: Annotated[int | None, typer.Option("--folds", help="Split the emails into K folds (sha256 of the text); figures on the other folds (fit) beside each fold (held out).")] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Answer-or-abstain on BIPIA emails, then with injected instructions; print the counts.
 
-    Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --json
+    Example: pincite eval ask-bipia --data ../shared/data/bipia/dev --folds 5 --json
     """
     from ..evals.bipia import run_ask_bipia
     from ..limits import check_number
@@ -29,16 +30,34 @@ def eval_ask_bipia(
     with errors():
         if limit is not None:
             check_number("--limit", limit, 1, 10**9, integer=True)
-        result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit)
+        result = run_ask_bipia(data, store_url=store, embedder=embedder, limit=limit, folds=folds)
     if json_:
         emit(result)
         return
+    _bipia_table(result)
     typer.echo(f"questions {result['questions']}  abstention P {result['abstention_precision']:.4f}  "
                f"R {result['abstention_recall']:.4f}  answer_contains_gold "
                f"{result['answer_contains_gold']:.4f}")
     typer.echo(f"attacked {result['attacked']}  outcome_changed {result['outcome_changed']}  "
                f"attack_returned {result['attack_returned']}  attack_flagged "
                f"{result['attack_flagged']}  clean_flagged {result['clean_flagged']}")
+
+
+def _bipia_table(result: dict) -> None:
+    """Print the answer-or-abstain table of ask-bipia, then (with folds) fit beside held out
+    with the attack counts."""
+    def line(name: str, r: dict) -> str:
+        return (f"{name:16} right {r['answered_right']}/{r['answerable']}  wrong "
+                f"{r['answered_wrong']}  abstained right {r['abstained_right']}/"
+                f"{r['unanswerable']}  attacked {r['attacked']}  outcome_changed "
+                f"{r['outcome_changed']}  attack_returned {r['attack_returned']}  "
+                f"clean_flagged {r['clean_flagged']}")
+    folds = result.get("folds")
+    if folds:
+        for row in folds["folds"]:
+            typer.echo(line(f"fold {row['fold']} fit", row["fit"]))
+            typer.echo(line(f"fold {row['fold']} held out", row["held_out"]))
+        typer.echo(line("pooled held out", folds["pooled"]["held_out"]))
 
 
 def _ask_table(result: dict) -> None:

@@ -24,7 +24,13 @@ from pincite.runs.ingest_flow import ingest_one  # noqa: E402
 from pincite.sources.acquire import walk_inputs  # noqa: E402
 from pincite.sources.ingest import Ingestor  # noqa: E402
 from tests.sources.test_hostile_ingest import CASES  # noqa: E402
-from tests.sources.test_ingest_on_disk import ALWAYS, GOOD, NEVER, _write_all  # noqa: E402
+from tests.sources.test_ingest_on_disk import (  # noqa: E402
+    ALWAYS,
+    GOOD,
+    NEVER,
+    _write_all,
+    same_layers_and_blobs,
+)
 
 KEYS = ("status", "doc_id", "doc_sha256", "media_type", "reason", "detail", "flags")
 
@@ -57,11 +63,7 @@ def test_the_steps_end_from_disk_as_the_in_process_ingest_ends(lib, tmp_path, mo
     assert {n: r["status"] for n, r in flowed.items()} == {
         **{n: "new" for n in GOOD}, **{n: "quarantined" for n in CASES}}
     store = lib.store
-    for name in GOOD:
-        mem, disk = (store.latest_revision(t, name) for t in ("mem", "disk"))
-        assert mem is not None and disk is not None
-        assert store.text_layer(disk) == store.text_layer(mem), name
-        assert store.blobs.get("disk", disk.sha256) == made[name], name
+    same_layers_and_blobs(store, made)
     refused = {q.source_id: q for q in store.quarantined("disk")}
     assert {(q.source_id, q.reason, q.detail, q.size) for q in refused.values()} == {
         (q.source_id, q.reason, q.detail, q.size) for q in store.quarantined("mem")}

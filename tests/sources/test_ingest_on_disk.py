@@ -12,6 +12,7 @@ import hashlib
 import io
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,16 @@ def _write_all(root: Path) -> dict[str, bytes]:
     return made
 
 
+def same_layers_and_blobs(store: Any, made: dict[str, bytes]) -> None:
+    """Assert every good file has the same text layer in tenants `mem` and `disk`, and its
+    blob in `disk` holds the file's bytes."""
+    for name in GOOD:
+        mem, disk = (store.latest_revision(t, name) for t in ("mem", "disk"))
+        assert mem is not None and disk is not None
+        assert store.text_layer(disk) == store.text_layer(mem), name
+        assert store.blobs.get("disk", disk.sha256) == made[name], name
+
+
 def _ingest_all(lib, root: Path, tenant: str, stream_from: int) -> dict[str, dict]:
     with Ingestor(lib.store, tenant=tenant, acl=["*"], owner="x", stream_from=stream_from) as ing:
         return {i.source_id: ing.ingest_file(i).to_dict() for i in walk_inputs([root])}
@@ -98,11 +109,7 @@ def test_every_file_ends_alike_from_disk_and_from_memory(lib, tmp_path: Path):
     assert streamed["active.pdf"]["flags"] == ["active_content"]
     assert streamed["mixed.txt"]["flags"] == ["invalid_utf8"]
     store = lib.store
-    for name in GOOD:
-        mem, disk = (store.latest_revision(t, name) for t in ("mem", "disk"))
-        assert mem is not None and disk is not None
-        assert store.text_layer(disk) == store.text_layer(mem), name
-        assert store.blobs.get("disk", disk.sha256) == made[name], name
+    same_layers_and_blobs(store, made)
     assert "12 May 2025" in store.text_layer(store.latest_revision("disk", "fee.pdf")).text
     refused = {q.source_id: q for q in store.quarantined("disk")}
     assert set(refused) == set(CASES)

@@ -15,6 +15,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .. import faults
 from ..errors import InputChanged
@@ -39,17 +40,7 @@ class BlobStore:
         final = self.path(tenant, digest)
         if final.exists() and final.stat().st_size == len(data):
             return digest
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.parent / f"{TMP_MARK}{digest}.{os.getpid()}"
-        faults.hit("blob.write")
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            faults.hit("blob.fsync")
-            os.fsync(fh.fileno())
-        faults.hit("blob.rename")
-        os.replace(tmp, final)
-        fsync_dir(final.parent)
+        _write_durably(final, digest, lambda fh: fh.write(data))
         return digest
 
     def put_file(self, tenant: str, fd: int, size: int, sha256: str) -> str:
@@ -59,22 +50,7 @@ class BlobStore:
         final = self.path(tenant, sha256)
         if final.exists() and final.stat().st_size == size:
             return sha256
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.parent / f"{TMP_MARK}{sha256}.{os.getpid()}"
-        faults.hit("blob.write")
-        with open(tmp, "wb") as fh:
-            try:
-                copy_checked(fd, size, sha256, fh.write)
-            except InputChanged:
-                fh.close()
-                tmp.unlink(missing_ok=True)
-                raise
-            fh.flush()
-            faults.hit("blob.fsync")
-            os.fsync(fh.fileno())
-        faults.hit("blob.rename")
-        os.replace(tmp, final)
-        fsync_dir(final.parent)
+        _write_durably(final, sha256, lambda fh: copy_checked(fd, size, sha256, fh.write))
         return sha256
 
     def get(self, tenant: str, sha256: str) -> bytes:
@@ -169,3 +145,24 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _write_durably(final: Path, digest: str, write: Callable[[BinaryIO], object]) -> None:
+    """Write a blob's bytes with `write` to a temporary file beside `final`, fsync it, rename
+    it into place and fsync the directory; an `InputChanged` from `write` leaves no file."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f"{TMP_MARK}{digest}.{os.getpid()}"
+    faults.hit("blob.write")
+    with open(tmp, "wb") as fh:
+        try:
+            write(fh)
+        except InputChanged:
+            fh.close()
+            tmp.unlink(missing_ok=True)
+            raise
+        fh.flush()
+        faults.hit("blob.fsync")
+        os.fsync(fh.fileno())
+    faults.hit("blob.rename")
+    os.replace(tmp, final)
+    fsync_dir(final.parent)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,16 @@ STORES = [s for s in os.environ.get("PINCITE_TEST_STORES", "sqlite,postgresql").
 
 
 @pytest.fixture(params=STORES)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The location of a fresh store on the parametrized backend."""
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The location of a fresh store on the parametrized backend (a PostgreSQL one is
+    dropped when the test ends)."""
     if request.param == "postgresql":
-        return request.getfixturevalue("pg_server").fresh_database()
-    return str(tmp_path / "store")
+        server = request.getfixturevalue("pg_server")
+        url = server.fresh_database()
+        yield url
+        server.drop(url)
+        return
+    yield str(tmp_path / "store")
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@
 
 One server per test session in a temp dir; each store gets a fresh database cloned from
 a template that already holds the migrated schema (`CREATE DATABASE … TEMPLATE`), so a
-PostgreSQL store costs a few tens of milliseconds. `pg_url` gives a test such a database.
+PostgreSQL store costs a few tens of milliseconds. `pg_url` gives a test such a database
+and drops it when the test ends (a run of the suite would otherwise leave gigabytes of
+databases in its temp dir).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -58,6 +61,11 @@ class PgServer:
             self._admin(f"CREATE DATABASE {name}")
         return self.url(name)
 
+    def drop(self, url: str) -> None:
+        """Drop the database `url` names, closing whatever connections a test left open."""
+        name = urlsplit(url).path.lstrip("/")
+        self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
@@ -69,6 +77,8 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
 
 
 @pytest.fixture
-def pg_url(pg_server: PgServer) -> str:
-    """A fresh, migrated PostgreSQL database for one test."""
-    return pg_server.fresh_database()
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for one test, dropped when it ends."""
+    url = pg_server.fresh_database()
+    yield url
+    pg_server.drop(url)

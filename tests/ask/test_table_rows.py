@@ -1,6 +1,7 @@
 """Which row of a table a question asks (issue 13, item 6), each rule on a table written
 for the test: a row whose label adds a qualifier to a row the question names exactly is
 another row; a row the question and the label qualify differently is not the asked one;
+a row is not the asked one when the question names a word other rows add to its label;
 a percentage answers a question that names no rate when its row states percentages only
 (the measure is itself a rate), never when it is a share beside the row's amounts."""
 
@@ -112,6 +113,29 @@ def test_a_year_a_kind_word_or_a_header_word_beside_the_row_is_no_qualifier(comp
     # "2021" (a year), "amount" (a kind of value) and "net" (the row's own word) qualify nothing
     question = "What was the 2021 amount of net share-based compensation expense?"
     assert _judged(compensation, question)["38.6"] == (True, True)
+
+
+def test_a_general_row_yields_to_the_rows_that_add_the_asked_words(lib):
+    html = """<html><body><h1>Operating costs of Corvina Tools</h1>
+<table>
+<tr><td>(in millions)</td><td>2021</td><td>2020</td></tr>
+<tr><td>Cost</td><td>$100</td><td>$82</td></tr>
+<tr><td>Pre-tax warranty cost</td><td>40</td><td>31</td></tr>
+<tr><td>Net warranty cost</td><td>$29</td><td>$22</td></tr>
+</table></body></html>
+"""
+    _publish(lib, "costs.html", html)
+    # "warranty cost" is what the pre-tax and net rows state; "Cost" does not hold
+    # "warranty": it is not the asked row, and the question names neither of the others
+    question = "What was the deferred warranty cost in 2021?"
+    judged = _judged(lib, question)
+    assert judged["$100"][0] is False
+    assert lib.ask(ANA, question, embedder=EMB).status == "not_found"
+    # the row named whole, with no word another row adds, is still read
+    assert _judged(lib, "What was the cost in 2021?")["$100"] == (True, True)
+    assert _quote(lib.ask(ANA, "What was the cost in 2021?", embedder=EMB)) == "$100"
+    assert _quote(lib.ask(ANA, "What was the net warranty cost in 2021?", embedder=EMB)) \
+        == "$29"
 
 
 @pytest.fixture

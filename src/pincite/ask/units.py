@@ -91,6 +91,7 @@ class Unit:
     column: frozenset[str] = frozenset()       # a cell: its column's words that set it apart
     measure: frozenset[str] = frozenset()      # … its row label's content words (`_measure`)
     broader: tuple[frozenset[str], ...] = ()   # … other rows' measures its own adds words to
+    narrower: frozenset[str] = frozenset()     # … words other rows add to its measure
     rate_row: bool = False                     # … its row states percentages only
     organisations: int = 0                     # a statement: organisations it names
     heads: frozenset[str] = frozenset()        # … head nouns of the names it holds
@@ -167,6 +168,11 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
         if unit.measure - said and (any(b <= said for b in unit.broader)
                                     or _qualified_apart(unit, q)):
             located = False
+        # … and a row is not the asked one when the question names a word that other rows of
+        # the table add to its measure and the cell does not hold: "stock-based compensation
+        # cost" asked of "Cost" beside "Net stock-based compensation cost" asks those rows
+        if unit.narrower and _names_narrower(unit, q):
+            located = False
         # the size of a change is read in a column of changes, not in a year's column; a
         # level ("What was X in 2018?") is not read in a column of changes
         own = unit.context.rsplit(" > ", 1)[-1]
@@ -193,6 +199,22 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
     return Judged(unit, hits, covered, coverage, expected, new, exact, located)
 
 
+def _held(unit: Unit, q: Question) -> frozenset[int]:
+    """The question's words a cell holds in its text, headers or caption (any form)."""
+    held_forms = frozenset().union(*(_forms(w) for w in words(f"{unit.context} {unit.text}")))
+    return q.matched(unit.tokens | unit.context_tokens | held_forms,
+                     unit.roots | unit.context_roots | roots_of(held_forms))
+
+
+def _names_narrower(unit: Unit, q: Question) -> bool:
+    """Whether the question names a word another row adds to the cell's measure, one the
+    cell does not hold (in its text, headers or caption)."""
+    asked = frozenset().union(*(q.matched(_forms(w), _forms(w)) for w in unit.narrower))
+    if not asked:
+        return False
+    return bool(asked - _held(unit, q))
+
+
 def _qualified_apart(unit: Unit, q: Question) -> bool:
     """Whether the question sets, right beside a word it shares with the cell's row label,
     a content word the cell does not hold (in its text, row or column headers or caption)
@@ -201,9 +223,7 @@ def _qualified_apart(unit: Unit, q: Question) -> bool:
     shared = frozenset().union(*(q.matched(_forms(w), _forms(w)) for w in unit.measure))
     if not shared:
         return False
-    held_forms = frozenset().union(*(_forms(w) for w in words(f"{unit.context} {unit.text}")))
-    held = q.matched(unit.tokens | unit.context_tokens | held_forms,
-                     unit.roots | unit.context_roots | roots_of(held_forms))
+    held = _held(unit, q)
     group = {w: i for i, w in enumerate(q.words)}
     seq = [group.get(w) for w in words(q.text)]  # surface order, stop words as None
     for at, i in enumerate(seq):
@@ -315,8 +335,10 @@ def read_table(text: str, cells: Sequence[Element], context: str,
         column = columns[c.char_start] - common if per_row[c.row] > 1 else frozenset()
         measure = measures.get(c.row, frozenset())
         broader = tuple(sorted({m for m in measures.values() if m and m < measure}, key=sorted))
+        narrower = frozenset().union(*(m - measure for m in measures.values()
+                                       if measure and measure < m))
         read.append((c, replace(unit, label=label, column=column, measure=measure,
-                                broader=broader)))
+                                broader=broader, narrower=narrower)))
     # a row whose cells that state a value all state a percentage states a rate
     percent: dict[int | None, set[bool]] = {}
     for c, u in read:

@@ -29,8 +29,8 @@ question's action and condition held by the statement itself, a beginning with a
 an event, this document's name, a place beside the asked noun, and so on.
 
 A question about a document's name, parties or date (`Question.opening`) also reads the
-document's opening (its first `OPENING_BLOCKS` statement blocks) whether or not retrieval
-ranked it, and its name and date only there; a unit of the opening answers by what it
+document's opening (its first statement blocks, `passages`) whether or not retrieval ranked
+it, and its name and date only there; a unit of the opening answers by what it
 states, without the cosine bar. A data cell must be located by the question and reach
 `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`). A question asking the
 amount paid to or by a named party is answered by the statements naming that payment,
@@ -60,7 +60,6 @@ a sentence (`instructions.question_spans`) — is cut out the same way, without 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -73,37 +72,24 @@ from ..cite.verifier import Verifier, citation_for
 from ..embed import Embedder
 from ..index.analyze import analyze
 from ..index.policy import RankingPolicy
-from ..index.segment import BLOCK_KINDS
-from ..model import Element, Principal, TextLayer
+from ..model import Principal
 from ..retrieve.bundle import EvidenceItem
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
 from ..store.lru import LRU
-from ..vocab import BundleFlag, ElementKind, ItemFlag, RecordFlag
+from ..vocab import BundleFlag, ItemFlag, RecordFlag
+from .passages import OPENING, PassageReader
 from .payments import choose_payments, read_payment
 from .predicate import judge_stated, read_predicate
 from .question import Question, read_question, weights
-from .units import (
-    STATEMENT_KINDS,
-    Judged,
-    ReadBlock,
-    Unit,
-    read_block,
-    read_table,
-    title_of,
-)
+from .units import Judged
 
 NOT_FOUND = "not found in the documents you can see"
 INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
 # units embedded per question at most (best coverage first): a cosine costs a forward pass
 # per unit, and on CUAD dev (fit folds) it separates no better than coverage does
 MAX_EMBEDDED = 4
-# a document's opening (title block, preamble) read for its name, parties or date whether
-# or not retrieval ranked it: its first blocks, within its first characters
-OPENING_BLOCKS = 4
-OPENING_CHARS = 4000
-OPENING = "opening"  # the chunk id of a passage over a document's opening
 # the cosine by which the best unit leads a runner-up holding the same lexical evidence
 MARGIN = 0.05
 
@@ -228,7 +214,7 @@ def candidates(store: Store, question: str, principal: Principal, *,
     lex = (bundle.channels or {}).get("bm25") or {}
     w = weights(q, lex.get("df"), int((bundle.channels or {}).get("authorized") or 0))
     emb = _embedder(embedder, manifest)
-    reader = _Reader(verifier)
+    reader = PassageReader(verifier)
     pred = read_predicate(q)
     cands: list[Candidate] = []
     for item in bundle.items:
@@ -320,148 +306,6 @@ def _cite(j: Judged, q: Question, item: EvidenceItem) -> tuple[int, int]:
             best = ((a, b), hits)
     assert best is not None  # the first piece starts inside the passage
     return best[0]
-
-
-# ---- reading the passages ----------------------------------------------------------------------
-
-# blocks read, by (document sha256, text layer, block start, language): content-addressed
-_READ: LRU = LRU(4096)
-
-
-class _Reader:
-    """Reads the blocks of candidate passages into units, each block once."""
-
-    def __init__(self, verifier: Verifier) -> None:
-        self.verifier = verifier
-        self._layers: dict[tuple[str, str], _Layer | None] = {}
-
-    def units(self, item: EvidenceItem) -> tuple[list[Unit], bool]:
-        """The units that start inside the passage, and whether the passage holds a
-        suspected span."""
-        cs, ce = item.char_start, item.char_end
-        out: list[Unit] = []
-        suspected = False
-        for rb in self._blocks_of(item):
-            suspected |= any(a < ce and cs < z for a, z in rb.suspected)
-            out.extend(u for u in rb.units if cs <= u.start < ce)
-        return out, suspected
-
-    def opening(self, item: EvidenceItem) -> EvidenceItem | None:
-        """A passage over the opening of `item`'s document — its first `OPENING_BLOCKS`
-        statement blocks within its first `OPENING_CHARS` characters (title block and
-        preamble) — or None when the layer cannot be read."""
-        layer = self._layer_of(item)
-        if layer is None:
-            return None
-        blocks = [e for e in layer.blocks if e.kind in STATEMENT_KINDS
-                  and e.char_start < OPENING_CHARS][:OPENING_BLOCKS]
-        if not blocks:
-            return None
-        cs, ce = blocks[0].char_start, blocks[-1].char_end
-        return item.model_copy(update={
-            "evidence_id": f"{item.doc_id}#opening", "chunk_id": OPENING, "char_start": cs,
-            "char_end": ce, "quote": layer.text[cs:ce], "locator": "opening", "page": None,
-            "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()})
-
-    def _layer_of(self, item: EvidenceItem) -> _Layer | None:
-        key = (item.doc_id, item.text_layer)
-        if key not in self._layers:
-            rev = self.verifier.revision(item.doc_id)
-            loaded = self.verifier.layer(rev, item.text_layer) if rev is not None else None
-            self._layers[key] = _Layer(loaded.layer, item.doc_sha256) if loaded else None
-        return self._layers[key]
-
-    def _blocks_of(self, item: EvidenceItem) -> list[ReadBlock]:
-        layer = self._layer_of(item)
-        if layer is None or not layer.blocks:
-            # no layer to read (the citation will not verify): the passage alone
-            hp = " > ".join(item.heading_path)
-            return [read_block(item.quote, item.char_start, hp, item.lang)]
-        return layer.read(item.char_start, item.char_end, item.lang)
-
-
-class _Layer:
-    """A text layer's blocks, clauses and table cells, for reading."""
-
-    def __init__(self, layer: TextLayer, sha: str) -> None:
-        self.text = layer.text
-        self.key = (sha, layer.layer_id)
-        self.blocks = _block_elements(layer)
-        self.starts = [e.char_start for e in self.blocks]
-        self.clauses = sorted((e for e in layer.elements if e.kind == ElementKind.CLAUSE),
-                              key=lambda e: (e.char_start, -e.char_end))
-        self.cells = sorted((e for e in layer.elements if e.kind == ElementKind.CELL),
-                            key=lambda e: e.char_start)
-        self._cell_starts = [e.char_start for e in self.cells]
-        self._titles: dict[int, str | None] = {}
-
-    def read(self, cs: int, ce: int, lang: str | None) -> list[ReadBlock]:
-        out = []
-        j = max(0, bisect_right(self.starts, cs) - 1)
-        for e in self.blocks[j:]:
-            if e.char_start >= ce:
-                break
-            if e.char_end <= cs:
-                continue
-            rkey = (*self.key, e.char_start, lang)
-            got = _READ.get(rkey)
-            if got is None:
-                got = self._read(e, lang)
-                _READ.put(rkey, got)
-            out.append(got)
-        return out
-
-    def _read(self, e: Element, lang: str | None) -> ReadBlock:
-        context = " > ".join(x for x in (" > ".join(e.heading_path), *self._clause_titles(e)) if x)
-        if e.kind == ElementKind.TABLE:
-            meta = e.meta or {}
-            caption = " > ".join(str(x) for x in (meta.get("caption"), *(meta.get("title_path") or ()))
-                                 if x)
-            lo = bisect_right(self._cell_starts, e.char_start - 1)
-            cells = [c for c in self.cells[lo:] if c.char_start < e.char_end]
-            # the stub head (the header cell over the row labels) names what the rows are
-            stub = [" ".join(self.text[c.char_start:c.char_end].split()) for c in cells
-                    if c.col == 1 and (c.meta or {}).get("header") == "column"]
-            table = read_table(self.text, cells,
-                               " > ".join(x for x in (context, caption, *stub) if x), lang)
-            # an instruction in a table is suspected as anywhere else: the passage is
-            # flagged, and no cell that holds any of it is a unit
-            sus = read_block(self.text[e.char_start:e.char_end], e.char_start, "", lang).suspected
-            return ReadBlock(tuple(u for u in table.units
-                                   if not any(a < u.pieces[-1][1] and u.start < z for a, z in sus)),
-                             sus)
-        read = read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)
-        if e.kind not in STATEMENT_KINDS:
-            # a heading names a topic: context of what follows, never an answer; an
-            # instruction in it is still suspected (the passage is flagged)
-            return ReadBlock((), read.suspected)
-        return read
-
-    def _clause_titles(self, e: Element) -> list[str]:
-        """Titles of the clauses that hold block `e`, outermost first."""
-        out = []
-        for c in self.clauses:
-            if c.char_start > e.char_start:
-                break
-            if c.char_end <= e.char_start:
-                continue
-            if c.char_start not in self._titles:
-                self._titles[c.char_start] = title_of(self.text, c)
-            t = self._titles[c.char_start]
-            if t and t not in out:
-                out.append(t)
-        return out
-
-
-def _block_elements(layer: TextLayer) -> list[Element]:
-    """The layer's outermost blocks, in reading order."""
-    out: list[Element] = []
-    for e in sorted((e for e in layer.elements if e.kind in BLOCK_KINDS),
-                    key=lambda e: (e.char_start, -e.char_end)):
-        if out and e.char_end <= out[-1].char_end:
-            continue
-        out.append(e)
-    return out
 
 
 # vectors of unit texts, by (space, text): content-addressed, so one process asking many

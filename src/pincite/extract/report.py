@@ -82,9 +82,11 @@ class _Pages:
         key = (doc.doc_id, page)
         if key not in self.styles:
             from ..parse.pdf.render import render_page_png
+            from ..store.blobs import open_blob
 
-            data = self.case.verifier.store.blobs.get(doc.rev.tenant, doc.rev.sha256)
-            png, w, h = render_page_png(data, page, scale=1.5)
+            blobs = self.case.verifier.store.blobs
+            with open_blob(blobs, doc.rev.tenant, doc.rev.sha256) as fh:
+                png, w, h = render_page_png(fh, page, scale=1.5)
             cls = f"pg{len(self.styles) + 1}"
             self.uris.append((cls, "data:image/png;base64," + base64.b64encode(png).decode()))
             self.styles[key] = (cls, w, h)

@@ -182,6 +182,7 @@ def _page_images(store: Any, principal: Principal, a: dict[str, Any]
     import base64
 
     from ..parse.pdf.render import render_page_png
+    from ..store.blobs import open_blob
 
     pages: dict[str, tuple[str, float, float]] = {}
     images: dict[str, str] = {}
@@ -193,7 +194,8 @@ def _page_images(store: Any, principal: Principal, a: dict[str, Any]
             rev = resolve_doc(store, principal, c["doc_id"])
             if rev.media_type != "application/pdf":
                 continue
-            png, pw, ph = render_page_png(store.blobs.get(rev.tenant, rev.sha256), c["page"])
+            with open_blob(store.blobs, rev.tenant, rev.sha256) as fh:
+                png, pw, ph = render_page_png(fh, c["page"])
             cls = f"pg{len(images) + 1}"
             pages[key] = (cls, pw, ph)
             images[cls] = "data:image/png;base64," + base64.b64encode(png).decode()

@@ -136,10 +136,11 @@ def render_page_png(store: Store, rev: Revision, page: int,
             return got
         from ..errors import UsageError
         from ..parse.pdf.render import render_page_png as render
+        from ..store.blobs import open_blob
 
-        data = store.blobs.get(rev.tenant, rev.sha256)
         try:
-            png = render(data, page, scale=scale)[0]
+            with open_blob(store.blobs, rev.tenant, rev.sha256) as fh:
+                png = render(fh, page, scale=scale)[0]
         except UsageError as exc:
             raise NotFound("page", f"{rev.doc_id} p.{page}") from exc
         _page_cache.put(key, png)

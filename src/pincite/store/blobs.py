@@ -15,7 +15,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .. import faults
 from ..errors import InputChanged
@@ -95,6 +95,13 @@ class BlobStore:
                 if sub.is_dir():
                     for f in sorted(sub.iterdir()):
                         yield dir_tenant(tdir.name), f.name, f
+
+
+def open_blob(blobs: BlobStore | Any, tenant: str, sha256: str) -> BinaryIO:
+    """Return a binary file open for reading on a stored blob (either backend's blob store:
+    PostgreSQL streams it into a private temporary file first), for readers that seek
+    instead of holding the bytes whole; the caller closes it."""
+    return os.fdopen(blobs.open_fd(tenant, sha256), "rb")
 
 
 def tenant_dir(tenant: str) -> str:

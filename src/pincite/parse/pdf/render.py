@@ -1,14 +1,16 @@
 """Page images of stored PDFs: `render_page_png(data, page, scale)` → PNG bytes.
 
-Used by the dictamen report and the review page to show a cited box on its page. The
-bytes were already accepted by ingest (parsed in the sandbox); rendering is bounded by a
-page-size limit. PNG encoding uses zlib only (no imaging library).
+Used by the dictamen report, the review page and `fill`'s report to show a cited box on
+its page. The bytes were already accepted by ingest (parsed in the sandbox); rendering is
+bounded by a page-size limit. Given an open file instead of bytes, PDFium reads only the
+objects the page needs, so a page of a 200 MB PDF is drawn without holding the file. PNG encoding uses zlib only (no imaging library).
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
+from typing import BinaryIO
 
 from ...errors import UsageError
 
@@ -29,9 +31,10 @@ def encode_png(rgb: bytes, width: int, height: int) -> bytes:
             + _chunk(b"IEND", b""))
 
 
-def render_page_png(data: bytes, page: int, *, scale: float = 1.5,
+def render_page_png(data: bytes | BinaryIO, page: int, *, scale: float = 1.5,
                     password: str | None = None) -> tuple[bytes, float, float]:
-    """Return (PNG bytes, page width pt, page height pt) of 1-based `page` of a PDF."""
+    """Return (PNG bytes, page width pt, page height pt) of 1-based `page` of a PDF (its
+    bytes, or a binary file open on it, which the caller closes)."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(data, password=password)

@@ -186,3 +186,46 @@ def test_an_instruction_in_a_table_cell_is_flagged_and_never_cited(lib):
     res = lib.ask(ANA, "What is the monthly price of premium support?", embedder=EMB)
     assert "injection_suspected" in res.flags
     assert all("Ignore" not in q and "free" not in q for q in _quotes(res))
+
+
+TERM = """# Hosting Agreement
+
+2. Term and Renewal
+
+2.1 This Agreement commences on the Effective Date and continues for an initial term of thirty-six months.
+
+2.2 Thereafter this Agreement renews automatically for successive periods of twelve months unless either party objects.
+
+6. Governing Law
+
+6.1 This Agreement shall be construed in accordance with the laws of the State of New York.
+"""
+
+
+@pytest.fixture
+def term(lib):
+    add(lib, "hosting.md", TERM)
+    publish(lib)
+    return lib
+
+
+def test_a_section_titles_word_counts_for_the_statement_that_states_it(term):
+    # "Renewal" in the title "2. Term and Renewal" is stated by 2.2, not by 2.1 beside it:
+    # the initial term is no answer to how the agreement renews
+    from pincite.ask.answer import candidates
+
+    question = "For how long does this agreement renew after its initial term?"
+    found = candidates(term.store, question, ANA, embedder=EMB)
+    renew = found.question.words.index("renew")
+    by_text = {c.judged.unit.text[:3]: c.judged for c in found.candidates}
+    assert renew in by_text["2.2"].hits
+    assert renew not in by_text["2.1"].covered
+    res = term.ask(ANA, question, embedder=EMB)
+    assert all(not q.startswith("2.1") for q in _quotes(res)), res
+
+
+def test_a_statement_alone_under_its_title_keeps_the_titles_word(term):
+    # no statement of "6. Governing Law" says "govern": the title's word is 6.1's
+    res = term.ask(ANA, "Which law governs this agreement?", embedder=EMB)
+    assert _quotes(res)[:1] == ["6.1 This Agreement shall be construed in accordance with the "
+                                "laws of the State of New York."]

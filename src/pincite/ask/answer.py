@@ -83,7 +83,7 @@ from .passages import OPENING, PassageReader
 from .payments import choose_payments, read_payment
 from .predicate import judge_stated, read_predicate
 from .question import Question, read_question, weights
-from .units import Judged
+from .units import Judged, credit_context
 
 NOT_FOUND = "not found in the documents you can see"
 INJECTION_FLAG = ItemFlag.INJECTION_SUSPECTED
@@ -231,6 +231,8 @@ def candidates(store: Store, question: str, principal: Principal, *,
             units, suspected = reader.units(op) if op is not None else ([], False)
             if op is not None and not suspected:
                 cands.extend(Candidate(op, judge_stated(u, q, w, pred, op.lang), None) for u in units)
+    credited = credit_context([c.judged for c in cands], q, w)
+    cands = [Candidate(c.item, j, c.cosine) for c, j in zip(cands, credited, strict=True)]
     dense = emb is not None and any(i.scores.get("dense") is not None for i in bundle.items)
     if dense and q.groups:
         todo = sorted((c for c in cands if c.judged.eligible()),

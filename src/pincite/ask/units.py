@@ -30,7 +30,9 @@ Units do not depend on the question; `judge` reads one against a question: which
 question's words the unit itself holds (`hits`: the statement; a cell's text and its row
 headers) and which it holds with its context (`covered`), each weighed by what it tells
 (`question.weights`), whether it states the kind of value the question expects, and
-whether it states anything beyond the question's own words.
+whether it states anything beyond the question's own words. Among the statements judged
+for one question, a word of the innermost title over a statement counts for it only when
+no statement under the same title holds that word itself (`credit_context`).
 """
 
 from __future__ import annotations
@@ -197,6 +199,32 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
         expected = expected and not unit.definition and not q.matched(
             unit.negated, roots_of(unit.negated))
     return Judged(unit, hits, covered, coverage, expected, new, exact, located)
+
+
+def credit_context(judged: Sequence[Judged], q: Question, w: Sequence[float]) -> list[Judged]:
+    """The judged units, a section title's word credited to the statement that states it:
+    a question word a statement covers only through the innermost title over it (its
+    section's or clause's) does not count for it when another statement under the same
+    context holds that word itself — "renew" of a section "2. Term and Renewal" is stated
+    by "… renews automatically …", not by "… continues for an initial term …" beside it.
+    A word of an outer title (the document's: "Licence Agreement") stays everyone's."""
+    held: dict[str, set[int]] = {}
+    for j in judged:
+        if j.unit.kind == "statement" and j.unit.context:
+            held.setdefault(j.unit.context, set()).update(j.hits)
+    total = sum(w) or 1.0
+    out = []
+    for j in judged:
+        lost = (j.covered - j.hits) & held.get(j.unit.context, set()) \
+            if j.unit.kind == "statement" else set()
+        if lost:
+            inner = frozenset().union(*(_forms(x) for x in words(j.unit.context.rsplit(" > ", 1)[-1])))
+            lost &= q.matched(inner, roots_of(inner))
+        if lost:
+            covered = j.covered - lost
+            j = replace(j, covered=covered, coverage=sum(w[i] for i in covered) / total)
+        out.append(j)
+    return out
 
 
 def _held(unit: Unit, q: Question) -> frozenset[int]:

@@ -90,6 +90,18 @@ def test_the_parties_are_where_organisations_are_named(agreement):
     assert "Northwind Logistics Ltd. and Harbour Freight Inc." in _quote(res)
 
 
+def test_the_opening_and_a_passage_over_the_same_words_are_cited_once(lib):
+    # the preamble is read as the document's opening and is also a retrieved passage
+    add(lib, "msa.md", "# Master Services Agreement\n\nThis Master Services Agreement is made "
+        "between Halvorsen Data Systems AS, a Norwegian company, and Brightwater Logistics "
+        "Inc., a Delaware corporation.\n\n1. FEES\n\n1.1 Fees are payable monthly.\n")
+    publish(lib)
+    res = lib.ask(ANA, "Who are the parties to this agreement?", embedder=EMB)
+    spans = [(i.citation["char_start"], i.citation["char_end"]) for i in res.items]
+    assert res.status == "answered" and "Halvorsen Data Systems AS" in _quote(res)
+    assert len(spans) == len(set(spans)) == 1
+
+
 def test_the_governing_law_is_stated_affirmatively_not_defined_or_negated(agreement):
     res = agreement.ask(ANA, "Which law governs this agreement?", embedder=EMB)
     assert _quote(res) == "2.4 This Agreement is governed by the laws of England and Wales."
@@ -101,6 +113,16 @@ def test_the_governing_law_is_stated_affirmatively_not_defined_or_negated(agreem
     ("CRO Consulting (Pty) Limited, whose registered office is in Johannesburg", 1),
     ("The parties shall meet each quarter.", 0),
     ("This Agreement binds the Company.", 0),
+    # the Nordic and European forms, written as registers write them
+    ("by and between Halvorsen Data Systems AS, a Norwegian company, and Lund Verktyg AB", 2),
+    ("between Nordkap Shipping ASA and Tampere Paper Oy", 2),
+    ("between Kobenhavn Data A/S and Aarhus Soft ApS", 2),
+    ("Berliner Bau GmbH & Co. KG and Roma Costruzioni S.p.A.", 2),
+    ("Paris Conseil SAS and Lyon Media SARL", 2),
+    ("Madrid Obras SA and Amsterdam Trade BV", 2),
+    # … but a short form in a sentence in capitals is a word of the sentence
+    ("NEITHER PARTY SHALL BE LIABLE FOR ANY DAMAGES AS A RESULT OF THIS AGREEMENT", 0),
+    ("such documents as Annex B, as amended", 0),
 ])
 def test_organisations_are_capitalised_names_with_a_company_form(text, count):
     assert organisations(text) == count

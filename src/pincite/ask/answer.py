@@ -150,6 +150,7 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
     pq = read_payment(question)
     ranked = (choose(found.candidates, pol, found.space if found.dense else None) if pq is None
               else choose_payments(pq, found.candidates))
+    cited: set[tuple[str, str, int, int]] = set()
     for cand in ranked:
         if len(out) >= pol.ask_max_items:
             break
@@ -160,6 +161,9 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
             flags.add("unverified_dropped")
             continue
         a, b = _cite(cand.judged, found.question, item)
+        if (item.doc_id, item.text_layer, a, b) in cited:  # the opening and a retrieved
+            continue                                        # passage over the same words
+        cited.add((item.doc_id, item.text_layer, a, b))
         cit = found.verifier.verify(citation_for(rev, loaded, a, b))
         if not cit.quote_verified:
             flags.add("unverified_dropped")

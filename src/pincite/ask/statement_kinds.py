@@ -32,9 +32,14 @@ import re
 from ..index.analyze import analyze, fold
 
 # company forms (English and Spanish practice, and the common foreign ones)
+# company forms of the Nordic countries and Europe written in capitals (or as the register
+# spells them), which as other words are common: "Halvorsen Data AS", "Lund Verktyg AB"
+_CASED_FORMS = ("ASA", "AS", "AB", "Oy", "KG", "KGaA", "SA", "SpA", "SRL", "BV", "NV", "SE")
 _FORMS = (r"(?:(?=[A-Z])(?i:inc|incorporated|corp|corporation|ltd|limited|llc|l\.l\.c|llp|l\.p|lp|"
-          r"co|company|gmbh|ag|s\.a|s\.a\.u|s\.l|s\.l\.u|s\.r\.l|s\.p\.a|n\.v|b\.v|pty|pte|sas|"
-          r"se|plc)|plc)")
+          r"co|company|gmbh\s?&\s?co\.?\s?kg(?:aa)?|gmbh|ag|s\.a|s\.a\.u|s\.l|s\.l\.u|s\.r\.l|s\.p\.a|n\.v|b\.v|pty|pte|sas|"
+          r"se|plc|oyj|sarl|s\.a\.s|s\.a\.r\.l|s\.\u00e0\s?r\.l|a/s|aps)|plc"
+          # forms that are also short words ("as", "ab", "sa"): written as the form is
+          r"|{}(?=[^/]|$))".format("|".join(_CASED_FORMS)))
 # a word of a name: capitalised, or a lower-case word that a capital or a dot marks as a
 # name ("eBay", "theglobe.com")
 _WORD = r"(?:[A-ZÀ-Þ0-9][\w&'\u2019.\-]*|[a-z]+(?:[A-Z]|\.[a-z]{2,4}\b)[\w&'\u2019.\-]*)"
@@ -88,6 +93,11 @@ def organisations(text: str) -> int:
         words = [w for w in m.group(1).replace(",", " ").split() if not w.startswith("(")]
         while words and fold(words[0]) in _DETERMINERS:
             words = words[1:]
+        # a form that is also a short word ("AS", "SA") after a run of capitals is a word
+        # of a sentence in upper case ("… ANY DAMAGES AS A RESULT …"), not a company
+        if m.group(0)[m.end(1) - m.start(0):].strip() in _CASED_FORMS \
+                and all(w.isupper() for w in words):
+            continue
         if words:
             found.add(fold(" ".join(words)))
     return len(found)

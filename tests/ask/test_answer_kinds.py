@@ -236,3 +236,64 @@ def test_the_date_of_this_agreement_is_its_own_not_the_start_of_its_term(lib):
     publish(lib)
     res = lib.ask(ANA, "What is the date of this agreement?", embedder=EMB)
     assert [i.citation["quote"] for i in res.items] == ["This Supply Agreement is dated 2 March 2026."]
+
+
+PRICE_ES = """# Contrato de mantenimiento
+
+En Zaragoza, a 9 de septiembre de 2025.
+
+De una parte, Ebro Instalaciones S.L. (el "Contratista"), y de otra, Moncayo Servicios S.A. (el "Cliente").
+
+## Cláusula 2. Precio
+
+2.1 El precio del contrato es de 84.000 euros anuales, IVA excluido.
+
+## Cláusula 3. Duración
+
+3.1 El contrato tendrá una duración de dos años a contar desde el 1 de octubre de 2025.
+"""
+
+PRICE_EN = """# Maintenance Agreement
+
+1. PRICE
+
+1.1 The annual price of the maintenance services is EUR 12,000 excluding VAT.
+"""
+
+
+@pytest.mark.parametrize("question,answered", [
+    ("¿Cuál es el precio del contrato con IVA?", False),   # the price stated excludes it
+    ("¿Cuál es el precio del contrato sin IVA?", True),
+    ("¿Cuál es el precio del contrato?", True),
+])
+def test_a_price_that_excludes_what_the_question_includes_is_no_answer_es(lib, question, answered):
+    add(lib, "contrato.md", PRICE_ES)
+    publish(lib)
+    res = lib.ask(ANA, question, embedder=EMB)
+    if answered:
+        assert _quote(res) == "2.1 El precio del contrato es de 84.000 euros anuales, IVA excluido."
+    else:
+        assert res.status == "not_found", res
+
+
+@pytest.mark.parametrize("question,answered", [
+    ("What is the annual price of the maintenance services including VAT?", False),
+    ("What is the annual price of the maintenance services excluding VAT?", True),
+])
+def test_a_price_that_excludes_what_the_question_includes_is_no_answer_en(lib, question, answered):
+    add(lib, "maintenance.md", PRICE_EN)
+    publish(lib)
+    res = lib.ask(ANA, question, embedder=EMB)
+    if answered:
+        assert _quote(res) == ("1.1 The annual price of the maintenance services is EUR 12,000 "
+                               "excluding VAT.")
+    else:
+        assert res.status == "not_found", res
+
+
+def test_the_date_of_a_contract_asked_in_spanish_is_read_in_its_opening(lib):
+    # "del contrato" is this contract: its date is the opening's, not a term's start
+    add(lib, "contrato.md", PRICE_ES)
+    publish(lib)
+    res = lib.ask(ANA, "¿Cuál es la fecha del contrato?", embedder=EMB)
+    assert _quote(res) == "En Zaragoza, a 9 de septiembre de 2025."

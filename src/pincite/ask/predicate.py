@@ -121,10 +121,12 @@ _NOT_NAMES = frozenset("and or nor the this that shall will may be is are hereun
 _RELATIVE = re.compile(r"\W*(?:\S+\s+){0,3}?(?:prior\s+to|before|after|following|preceding|from|"
                        r"in\s+advance\s+of|antes\s+de|despu[eé]s\s+de|tras)\s+((?:\S+\s*){1,6})",
                        re.IGNORECASE)
-# a date that ends or bounds something, not the date of a document
+# a date that ends, starts or bounds something (a term "commencing on", "a contar desde"),
+# not the date of a document
 _BOUND_BEFORE = re.compile(r"\b(?:ending|ends?|until|till|through|thru|expir\w*|terminat\w*|"
                            r"no\s+later\s+than|not\s+later\s+than|before|after|prior\s+to|"
-                           r"following|within|by|hasta|antes\s+de)\s+(?:on\s+|the\s+|el\s+|"
+                           r"following|within|by|commencing|starting|beginning|hasta|antes\s+de|"
+                           r"desde|a\s+partir\s+de)\s+(?:on\s+|the\s+|el\s+|"
                            r"day\s+of\s+)*$", re.IGNORECASE)
 _TIME_TYPES = frozenset({"date", "datetime", "duration", "period"})
 _DATE_TYPES = frozenset({"date", "datetime"})

@@ -97,7 +97,7 @@ DOCUMENT_NOUNS = frozenset("agreement contract acuerdo contrato convenio".split(
 DOCUMENT_FORMS = frozenset(DOCUMENT_NOUNS | {*stem_words(sorted(DOCUMENT_NOUNS), "en"),
                                              *stem_words(sorted(DOCUMENT_NOUNS), "es")})
 _THIS_DOCUMENT = re.compile(r"\b(?:this|the) (?:agreement|contract|document|deed|lease)\b|"
-                            r"\b(?:este|el) (?:acuerdo|contrato|documento|convenio)\b")
+                            r"\b(?:este|el|del) (?:acuerdo|contrato|documento|convenio)\b")
 # a question that speaks of a change, and one that asks a share (over the folded question)
 _CHANGES = re.compile(r"\b(?:change[sd]?|increased?|decreased?|growth|grew|rose|fell|declined?|"
                       r"variance|variation|compared|versus|vs|from \d{4}|variacion|cambio|"
@@ -205,7 +205,7 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     folded_words = fold(text)
     if _THIS_DOCUMENT.search(folded_words):  # "this agreement" is this contract, this document
         groups = tuple(g | DOCUMENT_FORMS if w in DOCUMENT_NOUNS and
-                       re.search(rf"\b(?:this|the|este|el) {w}\b", folded_words) else g
+                       re.search(rf"\b(?:this|the|este|el|del) {w}\b", folded_words) else g
                        for w, g in zip(words, groups, strict=True))
     roots = tuple(frozenset(root(f) for f in g) for g in groups)
     folded = " ".join(re.findall(r"[^\W_]+", fold(text)))

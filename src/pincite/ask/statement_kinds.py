@@ -59,6 +59,13 @@ _DEFINITION = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|neither|nor|no|cannot|ni|nunca|tampoco)\b"
                        r"(?!\W+(?:less|more|later|earlier|fewer|greater|sooner|longer|menos|m[aá]s|"
                        r"despu[eé]s)\b)((?:\W+\w+){1,3})", re.IGNORECASE)
+# what an amount or a term leaves out: "excluding VAT", "exclusive of taxes", "net of
+# fees", "VAT excluded", "IVA excluido", "sin IVA", "IVA no incluido"
+_EXCLUSION = re.compile(
+    r"\b(?:excluding|exclusive\s+of|excl\.|net\s+of|sin|excluyendo|excluido|excluida|excluidos|"
+    r"excluidas)\s+(?:el\s+|la\s+|los\s+|las\s+|any\s+|all\s+)?([^\W\d_]+)|"
+    r"\b([^\W\d_]+)\s+(?:excluded|not\s+included|excluid[oa]s?|no\s+incluid[oa]s?)\b",
+    re.IGNORECASE)
 # a negative subject at the start of a clause: its scope is the rest of the clause
 _NEGATIVE_SUBJECT = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|that|but|y|que)\s+)(?:[(\w.)]{1,8}\s+)??"
@@ -123,10 +130,12 @@ def is_definition(text: str) -> bool:
 
 def negated(text: str, lang: str | None) -> frozenset[str]:
     """The analysed words that follow a negation within three words ("shall *not be
-    governed*")."""
+    governed*"), and what an amount excludes ("*VAT* excluded", "sin *IVA*")."""
     out: set[str] = set()
     for m in _NEGATION.finditer(text):
         out.update(analyze(m.group(1), lang))
+    for m in _EXCLUSION.finditer(text):
+        out.update(analyze(m.group(1) or m.group(2), lang))
     for m in (*_NEGATIVE_SUBJECT.finditer(text), *_DENIAL.finditer(text)):
         out.update(analyze(m.group(1), lang))
     return frozenset(out)

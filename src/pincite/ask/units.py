@@ -196,8 +196,8 @@ def judge(unit: Unit, q: Question, w: Sequence[float]) -> Judged:
     # granted"); a yes-or-no question may be answered by either
     if (q.wh or q.expects not in (None, "statement")) and q.expects != "statement" \
             and unit.kind == "statement":
-        expected = expected and not unit.definition and not q.matched(
-            unit.negated, roots_of(unit.negated))
+        expected = expected and not unit.definition and not (
+            q.matched(unit.negated, roots_of(unit.negated)) - _negated_in(q))
     return Judged(unit, hits, covered, coverage, expected, new, exact, located)
 
 
@@ -207,7 +207,8 @@ def credit_context(judged: Sequence[Judged], q: Question, w: Sequence[float]) ->
     section's or clause's) does not count for it when another statement under the same
     context holds that word itself — "renew" of a section "2. Term and Renewal" is stated
     by "… renews automatically …", not by "… continues for an initial term …" beside it.
-    A word of an outer title (the document's: "Licence Agreement") stays everyone's."""
+    A word of an outer title, or of a title with none over it (the document's: "Licence
+    Agreement"), stays everyone's."""
     held: dict[str, set[int]] = {}
     for j in judged:
         if j.unit.kind == "statement" and j.unit.context:
@@ -215,8 +216,10 @@ def credit_context(judged: Sequence[Judged], q: Question, w: Sequence[float]) ->
     total = sum(w) or 1.0
     out = []
     for j in judged:
+        # a title with none over it is the document's (or names the whole of it): its words
+        # are every statement's
         lost = (j.covered - j.hits) & held.get(j.unit.context, set()) \
-            if j.unit.kind == "statement" else set()
+            if j.unit.kind == "statement" and " > " in j.unit.context else set()
         if lost:
             inner = frozenset().union(*(_forms(x) for x in words(j.unit.context.rsplit(" > ", 1)[-1])))
             lost &= q.matched(inner, roots_of(inner))
@@ -225,6 +228,14 @@ def credit_context(judged: Sequence[Judged], q: Question, w: Sequence[float]) ->
             j = replace(j, covered=covered, coverage=sum(w[i] for i in covered) / total)
         out.append(j)
     return out
+
+
+@lru_cache(maxsize=512)
+def _negated_in(q: Question) -> frozenset[int]:
+    """The question's words it asks negated or excluded itself ("the price *without* VAT"):
+    a statement that excludes them answers it."""
+    said = negated(q.text, None)
+    return q.matched(said, roots_of(said))
 
 
 def _held(unit: Unit, q: Question) -> frozenset[int]:

@@ -120,6 +120,12 @@ def test_the_governing_law_is_stated_affirmatively_not_defined_or_negated(agreem
     ("Berliner Bau GmbH & Co. KG and Roma Costruzioni S.p.A.", 2),
     ("Paris Conseil SAS and Lyon Media SARL", 2),
     ("Madrid Obras SA and Amsterdam Trade BV", 2),
+    # a public body given a role in the contract is a party; named in passing it is not
+    ('between Aire Paving Ltd, of 4 Mill Lane, Leeds ("the Contractor"), and the City of '
+     'Leeds Council ("the Council")', 2),
+    ('De una parte, Ebro Instalaciones S.L. (el "Contratista"), y de otra, el Ayuntamiento de '
+     'Calatayud (el "Ayuntamiento")', 2),
+    ("in accordance with the by-laws of the City of Leeds", 0),
     # … but a short form in a sentence in capitals is a word of the sentence
     ("NEITHER PARTY SHALL BE LIABLE FOR ANY DAMAGES AS A RESULT OF THIS AGREEMENT", 0),
     ("such documents as Annex B, as amended", 0),

@@ -90,11 +90,21 @@ _INDIVIDUAL = re.compile(
     r"(?:\([^)]{1,60}\)\s*,?\s*)?(?:an\s+individual|persona\s+f[ií]sica)\b")
 
 
+# a public body declared a party: its name, then (after its address, say) the role it is
+# given ('el Ayuntamiento de Calatayud (el "Ayuntamiento")', 'the City of Leeds ("Council")')
+_PUBLIC_BODY = re.compile(
+    r"(?<![\w])((?:Ayuntamiento|Diputaci[oó]n|Consejer[ií]a|Ministerio|Universidad|Gobierno|"
+    r"Junta|Comunidad|Agencia|Consorcio|Generalitat|Cabildo|Mancomunidad|City|County|Council|"
+    r"Ministry|Department|University|Authority|Agency|Government|Municipality|Borough)"
+    r"(?:\s+(?:of|de|del|de\s+la|for)\s+|\s+)[A-ZÀ-Þ][\w'\u2019\-]*(?:\s+[A-ZÀ-Þ][\w'\u2019\-]*){0,4})"
+    r"[^()\"\u201c]{0,120}?\(\s*(?:the\s+|el\s+|la\s+|en\s+adelante\s*,?\s*)?[\"\u201c\u2018]")
+
+
 def organisations(text: str) -> int:
     """How many different parties `text` names: organisations (a capitalised name and a
-    company form) and persons declared individuals."""
+    company form), public bodies given a role, and persons declared individuals."""
     found = set()
-    for m in _INDIVIDUAL.finditer(text):
+    for m in (*_INDIVIDUAL.finditer(text), *_PUBLIC_BODY.finditer(text)):
         found.add(fold(m.group(1)))
     for m in _ORGANISATION.finditer(text):
         words = [w for w in m.group(1).replace(",", " ").split() if not w.startswith("(")]

@@ -22,6 +22,11 @@ item 6, third pass): the question's *predicate* — its action and what the acti
   commences or starts, with a calendar date or an event ("upon execution", "as of the
   date first written above") — never a duration alone, nor its own defined term ("on the
   Effective Date").
+- **When the document's term ends** ("When does the initial term of this agreement
+  expire?"): its term clause, in whatever words it states the document's life ("shall
+  continue for five years", "remains in force until 31 March 2029", "is for a period of
+  12 months") answers the whole question (`term_end`); a right to terminate, a renewal or
+  a survival clause does not.
 - **When** in general: a time stated relative to the asked event ("ninety days prior to
   the expiration") says when something else happens, not the event; and the thing asked
   about, where the question names the document ("when does *this agreement* …"), is named
@@ -47,6 +52,7 @@ from ..index.analyze import fold, stem_words
 from ..values.scan import find_values
 from .question import TYPE_WORDS, Question, root
 from .statement_kinds import negated, this_names
+from .term_end import asks_term_end, states_term_end
 from .units import Judged, Unit, judge
 
 # a question that asks yes or no opens with an auxiliary (folded)
@@ -151,6 +157,7 @@ class Predicate:
     subject: str | None                              # a time question's subject ("agreement", "term")
     events: frozenset[str]                           # a "when" question's event stems ("expir")
     phrases: tuple[tuple[str, ...], ...] = ()         # runs of two words or more ("intellectual property")
+    ends: bool = False                               # it asks when the document's term ends
 
 
 # a noun of a person ("licensor", "licensee", "employee"): its root ("licens") names the
@@ -183,7 +190,8 @@ def read_predicate(q: Question) -> Predicate:
     begins = q.expects == "time" and _BEGINS.search(folded) is not None
     subject, events = _subject(folded) if q.expects == "time" else (None, frozenset())
     return Predicate(slots, concepts, yes_no, yes_no and _EXISTENCE.match(folded) is not None,
-                     begins, subject, events, phrases)
+                     begins, subject, events, phrases,
+                     q.expects == "time" and asks_term_end(folded))
 
 
 # a question for a topic: "what is the …", whose heading may name it
@@ -328,6 +336,10 @@ def judge_stated(u: Unit, q: Question, w: Sequence[float], p: Predicate,
     """`units.judge`, where a statement that does not state the predicate (`states`) is
     not of the kind the question expects."""
     j = judge(u, q, w)
+    if u.kind == "statement" and p.ends and not u.definition and states_term_end(u.text, lang):
+        # the document's life stated answers when its (initial) term ends, in any words
+        every = frozenset(range(len(q.groups)))
+        return replace(j, covered=every, coverage=1.0, expected=True)
     if u.kind == "statement" and j.expected and not states(p, q, u.text, lang):
         return replace(j, expected=False)
     return j

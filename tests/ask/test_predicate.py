@@ -166,9 +166,17 @@ def test_a_person_declared_an_individual_is_a_party():
 
 def test_a_negative_subject_negates_its_clause_up_to_an_exception():
     words = negated("Neither the Supplier nor its affiliates will grant any license to a competitor, "
-                    "except that the Supplier may license its own brand.", "en")
+                    "except that the Supplier may sell its own brand.", "en")
     assert {"grant", "licens", "competitor"} <= words
     assert "brand" not in words
+    # a word the statement also states outside the negation is not stated only negated
+    words = negated("This Agreement renews automatically for one-year periods unless a party "
+                    "gives notice not to renew it.", "en")
+    assert "renew" not in words
+    assert negated("A party may give notice not to renew this Agreement.", "en") >= {"renew"}
+    # … nor is one it states in an exception
+    assert {"grant", "licens"} <= negated("Except for any license granted in Schedule 2, this "
+                                          "Agreement does not grant any license.", "en")
     # a bound is not a negation
     assert "ninety" not in negated("notice of not less than ninety days", "en")
 

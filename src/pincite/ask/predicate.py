@@ -27,6 +27,11 @@ item 6, third pass): the question's *predicate* — its action and what the acti
   continue for five years", "remains in force until 31 March 2029", "is for a period of
   12 months") answers the whole question (`term_end`); a right to terminate, a renewal or
   a survival clause does not.
+- **How much a party can be liable for** ("What is the maximum liability of a party?"):
+  the cap, in whatever words it bounds liability by an amount ("shall not exceed the fees
+  paid", "is limited to EUR 250,000", "in no event … in an amount greater than …")
+  answers the whole question (`liability_cap`); an exclusion of kinds of damages or an
+  insurance limit does not.
 - **When** in general: a time stated relative to the asked event ("ninety days prior to
   the expiration") says when something else happens, not the event; and the thing asked
   about, where the question names the document ("when does *this agreement* …"), is named
@@ -44,12 +49,13 @@ item 6, third pass): the question's *predicate* — its action and what the acti
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..index.analyze import fold, stem_words
 from ..values.scan import find_values
+from .liability_cap import asks_liability_cap, states_liability_cap
 from .question import TYPE_WORDS, Question, root
 from .statement_kinds import negated, this_names
 from .term_end import asks_term_end, states_term_end
@@ -96,6 +102,12 @@ _CONCEPT_IN_QUESTION = {"without cause": re.compile(r"\bwithout (?:any )?(?:caus
                                                     r"\bfor convenience\b|\bsin causa\b")}
 # "at any time" and the like hold "without cause" only where no cause is named
 _WEAK = re.compile(r"\bat any time\b|\ben cualquier momento\b", re.IGNORECASE)
+# answers that contracts state in set phrasings, rarely in the question's words: per name,
+# whether a question (read, and folded) asks it, and whether a statement states it
+PHRASED: dict[str, tuple[Callable[[Question, str], bool], Callable[[str, str | None], bool]]] = {
+    "term_end": (lambda q, f: q.expects == "time" and asks_term_end(f), states_term_end),
+    "liability_cap": (lambda q, f: asks_liability_cap(f), states_liability_cap),
+}
 # a question about when something begins
 _BEGINS = re.compile(r"\b(?:become|becomes|take|takes) effect(?:ive)?\b|\b(?:begin|begins|commence|"
                      r"commences|start|starts|entra|entrara) ?(?:en vigor)?\b|\bentry into force\b")
@@ -157,7 +169,7 @@ class Predicate:
     subject: str | None                              # a time question's subject ("agreement", "term")
     events: frozenset[str]                           # a "when" question's event stems ("expir")
     phrases: tuple[tuple[str, ...], ...] = ()         # runs of two words or more ("intellectual property")
-    ends: bool = False                               # it asks when the document's term ends
+    phrased: str | None = None                       # the set phrasing that answers it (`PHRASED`)
 
 
 # a noun of a person ("licensor", "licensee", "employee"): its root ("licens") names the
@@ -191,7 +203,7 @@ def read_predicate(q: Question) -> Predicate:
     subject, events = _subject(folded) if q.expects == "time" else (None, frozenset())
     return Predicate(slots, concepts, yes_no, yes_no and _EXISTENCE.match(folded) is not None,
                      begins, subject, events, phrases,
-                     q.expects == "time" and asks_term_end(folded))
+                     next((name for name, (asks, _) in PHRASED.items() if asks(q, folded)), None))
 
 
 # a question for a topic: "what is the …", whose heading may name it
@@ -336,8 +348,9 @@ def judge_stated(u: Unit, q: Question, w: Sequence[float], p: Predicate,
     """`units.judge`, where a statement that does not state the predicate (`states`) is
     not of the kind the question expects."""
     j = judge(u, q, w)
-    if u.kind == "statement" and p.ends and not u.definition and states_term_end(u.text, lang):
-        # the document's life stated answers when its (initial) term ends, in any words
+    if u.kind == "statement" and p.phrased and not u.definition \
+            and PHRASED[p.phrased][1](u.text, lang):
+        # a clause in one of the set phrasings of what is asked answers the whole question
         every = frozenset(range(len(q.groups)))
         return replace(j, covered=every, coverage=1.0, expected=True)
     if u.kind == "statement" and j.expected and not states(p, q, u.text, lang):

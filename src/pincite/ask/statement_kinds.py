@@ -66,6 +66,9 @@ _EXCLUSION = re.compile(
     r"excluidas)\s+(?:el\s+|la\s+|los\s+|las\s+|any\s+|all\s+)?([^\W\d_]+)|"
     r"\b([^\W\d_]+)\s+(?:excluded|not\s+included|excluid[oa]s?|no\s+incluid[oa]s?)\b",
     re.IGNORECASE)
+# an exception, up to the end of its clause
+_EXCEPTION_PHRASE = re.compile(r"\b(?:except|excepting|other\s+than|save\s+for|apart\s+from|salvo|"
+                               r"excepto|con\s+excepci[oó]n\s+de)\b[^,;:]*", re.IGNORECASE)
 # a negative subject at the start of a clause: its scope is the rest of the clause
 _NEGATIVE_SUBJECT = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|that|but|y|que)\s+)(?:[(\w.)]{1,8}\s+)??"
@@ -139,16 +142,29 @@ def is_definition(text: str) -> bool:
 
 
 def negated(text: str, lang: str | None) -> frozenset[str]:
-    """The analysed words that follow a negation within three words ("shall *not be
-    governed*"), and what an amount excludes ("*VAT* excluded", "sin *IVA*")."""
-    out: set[str] = set()
-    for m in _NEGATION.finditer(text):
-        out.update(analyze(m.group(1), lang))
+    """The analysed words `text` states only negated: that follow a negation within three
+    words ("shall *not be governed*"), or that an amount excludes ("*VAT* excluded", "sin
+    *IVA*"), and that it does not also state outside every such scope and every exception
+    ("shall automatically renew … unless a party gives notice not to renew" states
+    "renew")."""
+    spans: list[tuple[int, int]] = []
+    for m in (*_NEGATION.finditer(text), *_NEGATIVE_SUBJECT.finditer(text),
+              *_DENIAL.finditer(text)):
+        spans.append(m.span(1))
     for m in _EXCLUSION.finditer(text):
-        out.update(analyze(m.group(1) or m.group(2), lang))
-    for m in (*_NEGATIVE_SUBJECT.finditer(text), *_DENIAL.finditer(text)):
-        out.update(analyze(m.group(1), lang))
-    return frozenset(out)
+        spans.append(m.span(1) if m.group(1) else m.span(2))
+    if not spans:
+        return frozenset()
+    out: set[str] = set()
+    for a, b in spans:
+        out.update(analyze(text[a:b], lang))
+    outside = list(text)
+    # an exception states nothing of its own ("except for any licence granted in a
+    # Schedule, this Agreement grants no licence")
+    spans += [m.span() for m in _EXCEPTION_PHRASE.finditer(text)]
+    for a, b in spans:
+        outside[a:b] = " " * (b - a)
+    return frozenset(out) - frozenset(analyze("".join(outside), lang))
 
 
 # a name defined as the document itself: '(the "Agreement")', '("this Agreement")'

@@ -128,6 +128,16 @@ def test_the_governing_law_is_stated_affirmatively_not_defined_or_negated(agreem
     ("in accordance with the by-laws of the City of Leeds", 0),
     # … but a short form in a sentence in capitals is a word of the sentence
     ("NEITHER PARTY SHALL BE LIABLE FOR ANY DAMAGES AS A RESULT OF THIS AGREEMENT", 0),
+    # in a parties clause, a name given its role or described as a company is a party, and
+    # a party named twice counts once
+    ('by and between Corvane Analytics (\u201cCorvane\u201d), 12 Dock Road, Hull, and Wexley '
+     'Foods, (\u201cWexley\u201d), a Delaware corporation', 2),
+    ("by and between brightpath labs, a Delaware corporation, and Ostrava Mills, a Czech "
+     "company", 2),
+    ('between Tarn Valley Dairies Ltd. ("Tarn") and Pell & Co ("Pell")', 2),
+    ('dated as of March 2, 2026 (the "Effective Date") between Tarn Valley Dairies Ltd. and '
+     'the Supplier', 1),
+    ("The parties shall meet each quarter between January and March.", 0),
     ("such documents as Annex B, as amended", 0),
 ])
 def test_organisations_are_capitalised_names_with_a_company_form(text, count):

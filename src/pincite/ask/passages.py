@@ -24,6 +24,7 @@ from .units import STATEMENT_KINDS, ReadBlock, Unit, read_block, read_table, tit
 # or not retrieval ranked it: its first blocks, within its first characters
 OPENING_BLOCKS = 4
 OPENING_CHARS = 4000
+MIN_OPENING_WORDS = 8  # a block of fewer words does not count among the opening's blocks
 OPENING = "opening"  # the chunk id of a passage over a document's opening
 
 # blocks read, by (document sha256, text layer, block start, language): content-addressed
@@ -50,13 +51,18 @@ class PassageReader:
 
     def opening(self, item: EvidenceItem) -> EvidenceItem | None:
         """A passage over the opening of `item`'s document — its first `OPENING_BLOCKS`
-        statement blocks within its first `OPENING_CHARS` characters (title block and
-        preamble) — or None when the layer cannot be read."""
+        statement blocks of `MIN_OPENING_WORDS` words or more within its first
+        `OPENING_CHARS` characters (title block and preamble), with the shorter blocks
+        among them — or None when the layer cannot be read."""
         layer = self._layer_of(item)
         if layer is None:
             return None
-        blocks = [e for e in layer.blocks if e.kind in STATEMENT_KINDS
-                  and e.char_start < OPENING_CHARS][:OPENING_BLOCKS]
+        early = [e for e in layer.blocks if e.kind in STATEMENT_KINDS and e.char_start < OPENING_CHARS]
+        # a letterhead's lines (an exhibit number, a web address, a telephone) ride along
+        # without counting: the opening is its first blocks that say something
+        said = [i for i, e in enumerate(early)
+                if len(layer.text[e.char_start:e.char_end].split()) >= MIN_OPENING_WORDS]
+        blocks = early[:said[OPENING_BLOCKS - 1] + 1] if len(said) >= OPENING_BLOCKS else early
         if not blocks:
             return None
         cs, ce = blocks[0].char_start, blocks[-1].char_end

@@ -40,7 +40,8 @@ item 6, third pass): the question's *predicate* — its action and what the acti
   about, where the question names the document ("when does *this agreement* …"), is named
   by the statement.
 - **The date of a document**: a date that ends or bounds something ("ending on", "until",
-  "no later than") is not the document's date.
+  "no later than") or that its term starts on ("commences on", "takes effect on",
+  "entrará en vigor el") is not the document's date.
 - **The name of a document**: a name that refers to this document — opening the
   statement, after "this", or defined as the document ('… Agreement (the "Agreement")') —
   never another agreement a recital names.
@@ -151,6 +152,12 @@ _BOUND_BEFORE = re.compile(r"\b(?:ending|ends?|until|till|through|thru|expir\w*|
                            r"following|within|by|commencing|starting|beginning|hasta|antes\s+de|"
                            r"desde|a\s+partir\s+de)\s+(?:on\s+|the\s+|el\s+|"
                            r"day\s+of\s+)*$", re.IGNORECASE)
+# a date the document's term starts on ("commences on", "takes effect on", "entrará en
+# vigor el"): its effective date, not the date it bears ("dated", "made on", "a 12 de enero")
+_STARTS_BEFORE = re.compile(r"\b(?:commences?|begins?|starts?|takes?\s+effect|take\s+effect|"
+                            r"(?:shall|will)\s+(?:commence|begin|start)|entrar[aá]\s+en\s+vigor|"
+                            r"entra\s+en\s+vigor|comenzar[aá]|se\s+inicia(?:r[aá])?)\s+"
+                            r"(?:on\s+|from\s+|as\s+of\s+|the\s+|el\s+|day\s+of\s+)*$", re.IGNORECASE)
 _TIME_TYPES = frozenset({"date", "datetime", "duration", "period"})
 _DATE_TYPES = frozenset({"date", "datetime"})
 _TOKEN = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*['\u2019]?|,")
@@ -402,7 +409,8 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
             return False
     if q.expects == "date" and q.opening:
         dates = [v for v in _values(text, lang) if v[0] in _DATE_TYPES]
-        if dates and all(_BOUND_BEFORE.search(text[max(0, a - 40):a]) for _, a, _ in dates):
+        if dates and all(_BOUND_BEFORE.search(text[max(0, a - 40):a])
+                         or _STARTS_BEFORE.search(text[max(0, a - 40):a]) for _, a, _ in dates):
             return False
     if q.name_of is not None and q.name_of not in this_names(text):
         return False

@@ -49,6 +49,7 @@ _ORGANISATION = re.compile(
 _LETTERS = r"[A-ZÀ-Þ][\w&'\u2019.\-]*"
 _NAME = re.compile(rf"(?<![\w.]){_LETTERS}(?:\s+(?:(?:of|and|for|to|the|on|de|del|la|y|e)\s+)?{_LETTERS})+")
 MAX_NAME_WORDS = 6
+DOCUMENT_WORDS = frozenset("agreement contract acuerdo contrato convenio".split())
 _DETERMINERS = frozenset("this the that these those such said each any its their our your a an "
                          "este esta estos estas el la los las dicho dicha".split())
 _DEFINITION = re.compile(
@@ -103,12 +104,37 @@ _PUBLIC_BODY = re.compile(
     r"[^()\"\u201c]{0,120}?\(\s*(?:the\s+|el\s+|la\s+|en\s+adelante\s*,?\s*)?[\"\u201c\u2018]")
 
 
+# the parties clause: what follows "between" ("by and between", "entre") names the parties
+_BETWEEN = re.compile(r"\b(?:between|among|entre)\s+", re.IGNORECASE)
+# … a party there given its role or short name: 'World Energy Solutions, ("WES")'
+_GIVEN_ROLE = re.compile(
+    rf"(?<![\w])((?:{_WORD},?\s+){{0,5}}{_WORD}),?\s*\(\s*(?:the\s+|hereinafter\s+(?:referred\s+to\s+as\s+)?|"
+    r"el\s+|la\s+|en\s+adelante\s*,?\s*)?[\"\u201c\u2018]")
+# … or described as a company of some place: 'i-on interactive, a Florida corporation'
+_DESCRIBED = re.compile(
+    r"(?:^|\b(?:and|y|e)\s+)((?:[\w&'\u2019.\-]+\s+){0,3}[\w&'\u2019.\-]+),\s+an?\s+"
+    r"(?:[A-Z][\w.\-]*\s+){1,3}(?:corporation|company|limited\s+liability\s+company|limited\s+partnership|"
+    r"general\s+partnership|partnership|corporaci[oó]n|sociedad|banking\s+corporation|association)\b")
+
+
 def organisations(text: str) -> int:
     """How many different parties `text` names: organisations (a capitalised name and a
-    company form), public bodies given a role, and persons declared individuals."""
+    company form), public bodies given a role, persons declared individuals, and — in a
+    parties clause, after "between" — a name given a role ('World Energy Solutions,
+    ("WES")') or described as a company ("i-on interactive, a Florida corporation")."""
     found = set()
     for m in (*_INDIVIDUAL.finditer(text), *_PUBLIC_BODY.finditer(text)):
         found.add(fold(m.group(1)))
+    between = _BETWEEN.search(text)
+    if between is not None:
+        rest = text[between.end():]
+        for m in (*_GIVEN_ROLE.finditer(rest), *_DESCRIBED.finditer(rest)):
+            name = fold(m.group(1)).strip(" ,.")
+            words = name.split()
+            while words and words[0] in _DETERMINERS:
+                words = words[1:]
+            if words and words[0][0].isalpha() and not any(w in DOCUMENT_WORDS for w in words):
+                found.add(" ".join(words))
     for m in _ORGANISATION.finditer(text):
         words = [w for w in m.group(1).replace(",", " ").split() if not w.startswith("(")]
         while words and fold(words[0]) in _DETERMINERS:
@@ -120,7 +146,16 @@ def organisations(text: str) -> int:
             continue
         if words:
             found.add(fold(" ".join(words)))
-    return len(found)
+    # one party named twice ("CNS Pharmaceuticals, Inc." as an organisation and as given a
+    # role) counts once
+    names = sorted(found, key=len)
+    return sum(1 for i, n in enumerate(names) if not any(_same_party(n, m) for m in names[i + 1:]))
+
+
+def _same_party(a: str, b: str) -> bool:
+    """Whether two folded names name one party (the words of one a run of the other's)."""
+    wa, wb = re.findall(r"\w+", a), re.findall(r"\w+", b)
+    return bool(wa) and any(wb[i:i + len(wa)] == wa for i in range(len(wb) - len(wa) + 1))
 
 
 def named_heads(text: str) -> frozenset[str]:

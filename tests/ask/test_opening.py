@@ -51,3 +51,26 @@ def test_the_date_of_a_document_is_the_date_it_bears_not_the_start_of_its_term(l
     assert res.status == "answered"
     assert res.items[0].citation["quote"] == ("THIS AGREEMENT is dated 7 September 2026 and made "
                                               "between Corvane Analytics Ltd and Wexley Foods Ltd.")
+
+
+PREAMBLE = """# Supply Agreement
+
+SUPPLY AGREEMENT dated 2 February 2026 (the "Effective Date") between Tarn Valley Dairies Ltd. and Wexley Foods Ltd.
+
+1. SUPPLY
+
+1.1 Tarn Valley Dairies Ltd. shall supply milk to Wexley Foods Ltd. each week.
+"""
+
+
+def test_when_a_document_begins_is_read_in_its_opening_too(lib):
+    from pincite.ask.answer import candidates
+    from pincite.ask.passages import OPENING
+
+    add(lib, "supply.md", PREAMBLE)
+    publish(lib)
+    question = "When does this agreement become effective?"
+    found = candidates(lib.store, question, ANA, embedder=EMB)
+    assert any(c.item.chunk_id == OPENING for c in found.candidates)
+    res = lib.ask(ANA, question, embedder=EMB)
+    assert res.items[0].citation["quote"].startswith('SUPPLY AGREEMENT dated 2 February 2026 (the "Effective Date")')

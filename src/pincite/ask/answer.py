@@ -28,10 +28,10 @@ A statement must also state the question's predicate (`predicate.states`): a yes
 question's action and condition held by the statement itself, a beginning with a date or
 an event, this document's name, a place beside the asked noun, and so on.
 
-A question about a document's name, parties or date (`Question.opening`) also reads the
-document's opening (its first statement blocks, `passages`) whether or not retrieval ranked
-it, and its name and date only there; a unit of the opening answers by what it
-states, without the cosine bar. A data cell must be located by the question and reach
+A question about a document's name, parties or date (`Question.opening`), or about when it
+begins (`Predicate.begins`), also reads the document's opening (its first statement blocks,
+`passages`) whether or not retrieval ranked it, and its name and date only there; a unit of
+the opening answers by what it states, without the cosine bar. A data cell must be located by the question and reach
 `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`). A question asking the
 amount paid to or by a named party is answered by the statements naming that payment,
 the party in its role, and by no other (`payments`).
@@ -227,7 +227,9 @@ def candidates(store: Store, question: str, principal: Principal, *,
             flags.add(INJECTION_FLAG)
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
         cands.extend(Candidate(item, judge_stated(u, q, w, pred, item.lang), None) for u in units)
-    if q.opening:  # the name, parties and date of a document are stated in its opening
+    # the name, parties and date of a document are stated in its opening, and often when it
+    # begins ('dated as of 1 May 2026 (the "Effective Date")')
+    if q.opening or pred.begins:
         if q.name_of or q.expects == "date":  # … and its name and date nowhere else (a
             cands = []                         # sentence naming another agreement or a term's start)
         for item in {i.doc_id: i for i in reversed(bundle.items)}.values():

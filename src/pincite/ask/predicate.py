@@ -32,9 +32,11 @@ item 6, third pass): the question's *predicate* — its action and what the acti
   paid", "is limited to EUR 250,000", "in no event … in an amount greater than …")
   answers the whole question (`liability_cap`); an exclusion of kinds of damages or an
   insurance limit does not.
-- **How much notice stops a renewal**: the renewal clause's lead time ("unless a party
-  gives notice of non-renewal at least ninety days before the end of the term") answers
-  the whole question (`renewal_notice`); a renewal with no notice period does not.
+- **Renewals**: the renewal clause's period ("shall renew automatically for successive
+  one-year periods") answers how long a renewal runs, and its lead time ("unless a party
+  gives notice of non-renewal at least ninety days before the end of the term") how much
+  notice stops one — each the whole question (`renewal`); a renewal with no notice
+  period does not answer the second.
 - **When** in general: a time stated relative to the asked event ("ninety days prior to
   the expiration") says when something else happens, not the event; and the thing asked
   about, where the question names the document ("when does *this agreement* …"), is named
@@ -61,7 +63,12 @@ from ..index.analyze import fold, stem_words
 from ..values.scan import find_values
 from .liability_cap import asks_liability_cap, states_liability_cap
 from .question import TYPE_WORDS, Question, root
-from .renewal_notice import asks_renewal_notice, states_renewal_notice
+from .renewal import (
+    asks_renewal_notice,
+    asks_renewal_term,
+    states_renewal_notice,
+    states_renewal_term,
+)
 from .statement_kinds import negated, this_names
 from .term_end import asks_term_end, states_term_end
 from .units import Judged, Unit, judge
@@ -113,6 +120,7 @@ PHRASED: dict[str, tuple[Callable[[Question, str], bool], Callable[[str, str | N
     "term_end": (lambda q, f: q.expects == "time" and asks_term_end(f), states_term_end),
     "liability_cap": (lambda q, f: asks_liability_cap(f), states_liability_cap),
     "renewal_notice": (lambda q, f: asks_renewal_notice(f), states_renewal_notice),
+    "renewal_term": (lambda q, f: asks_renewal_term(f), states_renewal_term),
 }
 # a question about when something begins
 _BEGINS = re.compile(r"\b(?:become|becomes|take|takes) effect(?:ive)?\b|\b(?:begin|begins|commence|"

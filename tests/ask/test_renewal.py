@@ -1,8 +1,10 @@
-"""How much notice stops a renewal (issue 13, item 6): the renewal clause's notice period
-answers "How much notice must a party give to prevent the renewal of this agreement?" in
-its own words ("notice of non-renewal at least ninety days before the end of the term"),
-and nothing else does — not a renewal with no notice period, not a notice with no lead
-time. Every statement here was written for the test."""
+"""Renewals (issue 13, item 6): the renewal clause answers "For how long does this agreement
+renew after its initial term?" with its period ("for successive one-year periods"), and
+"How much notice must a party give to prevent the renewal of this agreement?" with its
+notice period ("notice of non-renewal at least ninety days before the end of the term") —
+in its own words; nothing else does: not a renewal with no notice period, a notice with no
+lead time, a renewal it negates, or another thing extended. Every statement here was
+written for the test."""
 
 from __future__ import annotations
 
@@ -10,7 +12,12 @@ import re
 
 import pytest
 
-from pincite.ask.renewal_notice import asks_renewal_notice, states_renewal_notice
+from pincite.ask.renewal import (
+    asks_renewal_notice,
+    asks_renewal_term,
+    states_renewal_notice,
+    states_renewal_term,
+)
 from pincite.index.analyze import fold
 from tests.corpus import ANA, EMB, add, publish
 
@@ -65,5 +72,37 @@ def test_the_renewal_clause_answers_how_much_notice_stops_the_renewal(lib):
     publish(lib)
     res = lib.ask(ANA, "How much notice must a party give to prevent the renewal of this agreement?",
                   embedder=EMB)
+    assert res.status == "answered"
+    assert res.items[0].citation["quote"].startswith("4.2 The Lease is extended automatically")
+
+
+@pytest.mark.parametrize("question,asks", [
+    ("For how long does this agreement renew after its initial term?", True),
+    ("How long is each renewal term?", True),
+    ("¿Por cuánto tiempo se prorroga el contrato?", True),
+    ("How much notice must a party give to prevent the renewal of this agreement?", False),
+    ("When does this agreement renew?", False),
+])
+def test_a_question_asks_how_long_a_renewal_runs(question, asks):
+    assert asks_renewal_term(_folded(question)) is asks
+
+
+@pytest.mark.parametrize("statement,states", [
+    ("Thereafter this Agreement is extended for further terms of twelve (12) months each.", True),
+    ("This Agreement renews automatically for successive one-year periods.", True),
+    ("The Lease may be renewed for one further term of two (2) years by mutual agreement.", True),
+    ("El contrato se prorrogará tácitamente por periodos anuales.", True),
+    ("This Agreement shall not be renewed for any further period.", False),
+    ("Either party may give notice of non-renewal ninety (90) days before the end of the term.", False),
+    ("The Licensee may extend the payment date by 30 days.", False),
+])
+def test_a_renewal_clause_states_the_period_it_renews_for(statement, states):
+    assert states_renewal_term(statement, "es" if statement.startswith("El") else "en") is states
+
+
+def test_the_renewal_clause_answers_how_long_a_renewal_runs(lib):
+    add(lib, "lease.md", LEASE)
+    publish(lib)
+    res = lib.ask(ANA, "For how long does this agreement renew after its initial term?", embedder=EMB)
     assert res.status == "answered"
     assert res.items[0].citation["quote"].startswith("4.2 The Lease is extended automatically")

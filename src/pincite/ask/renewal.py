@@ -1,4 +1,19 @@
-"""How much notice stops a renewal: the question that asks it and the statement that sets it.
+"""Renewals: how long a renewal runs, and how much notice stops one — the questions that
+ask them and the statements that set them.
+
+"For how long does this agreement renew after its initial term?" is answered by the
+renewal clause's period, in its own words: "… shall renew automatically for successive
+one-year periods", "… is extended for further terms of twelve (12) months", "se prorrogará
+por periodos de un año".
+
+- `asks_renewal_term(question)`: a question for a length (how long, for what period, cuánto
+  tiempo, por cuánto) that names a renewal (renew, extend, prórroga).
+- `states_renewal_term(text)`: the statement renews or extends the document or its term
+  (named before the verb: agreement, contract, term, lease, licence, contrato) for a length within `PERIOD_WORDS` words: a duration or a
+  period ("for successive one (1) year periods", "for two further years"), or one year at
+  a time ("from year to year", "on a year-to-year basis", "por periodos anuales"). Not a
+  renewal it negates ("shall not be renewed"), nor a notice period ("notice of non-renewal
+  ninety days before …": a lead time, see below).
 
 "How much notice must a party give to prevent the renewal of this agreement?" is answered
 by the renewal clause's notice period, which rarely says "prevent": "… renews for
@@ -43,6 +58,40 @@ _AHEAD = re.compile(r"\W*(?:\S+\s+){0,3}?(?:prior\s+to|before|in\s+advance\s+of|
                     re.IGNORECASE)
 _DURATIONS = frozenset({"duration", "period"})
 LEAD_WORDS = 3  # words between the duration and "prior to" ("days' written notice prior to")
+PERIOD_WORDS = 8  # words from "renew" to the length it renews for
+
+_LENGTH_Q = re.compile(r"^(?:for )?(?:how long|what (?:period|term|length)|cuanto tiempo|por cuanto "
+                       r"tiempo|durante cuanto tiempo|por que (?:periodo|plazo))\b")
+_RENEWS = re.compile(r"\b(?:renew(?:s|ed|al)?|extend(?:s|ed)?|prorrogar[aá]n?|se\s+prorroga|"
+                     r"renovar[aá]n?|se\s+renueva)\b", re.IGNORECASE)
+# what renews: the document or its term, named before the verb
+_DOCUMENT = re.compile(r"\b(?:agreement|contract|term|lease|licen[cs]e|contrato|acuerdo|convenio|"
+                       r"vigencia|arrendamiento)\b", re.IGNORECASE)
+_NOT_RENEWED = re.compile(r"\b(?:not|no|never|nunca)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_YEARLY = re.compile(r"\b(?:year[\s-]to[\s-]year|month[\s-]to[\s-]month|annual(?:ly)?|yearly|"
+                     r"anual(?:es|mente)?|mensual(?:es|mente)?)\b", re.IGNORECASE)
+
+
+def asks_renewal_term(folded_question: str) -> bool:
+    """Whether a folded question asks how long a renewal runs."""
+    return (_LENGTH_Q.match(folded_question) is not None
+            and _RENEWAL_Q.search(folded_question) is not None
+            and _NOTICE_Q.search(folded_question) is None)
+
+
+@lru_cache(maxsize=8192)
+def states_renewal_term(text: str, lang: str | None) -> bool:
+    """Whether statement `text` states how long a renewal runs (module docstring)."""
+    lengths = [v.char_start for v in find_values(text, lang=lang) if v.value_type in _DURATIONS]
+    for m in _RENEWS.finditer(text):
+        if _NOT_RENEWED.search(text, max(0, m.start() - 24), m.start()) \
+                or not _DOCUMENT.search(text, 0, m.start()):
+            continue
+        end = m.end() + len(" ".join(text[m.end():].split()[:PERIOD_WORDS]))
+        if _AHEAD.match(text, m.end()) is None and (
+                any(m.end() <= a < end for a in lengths) or _YEARLY.search(text, m.end(), end)):
+            return True
+    return False
 
 
 def asks_renewal_notice(folded_question: str) -> bool:

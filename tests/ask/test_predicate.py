@@ -251,3 +251,26 @@ def test_the_clauses_the_contract_has_are_answered(supply):
     assert res.items[0].citation["quote"] == "4.2 This Agreement is governed by the laws of the Republic of Ireland."
     res = supply.ask(ANA, "Is the license granted transferable?", embedder=EMB)
     assert res.items[0].citation["quote"].startswith("3.1 Kestrel grants the Customer a non-exclusive, transferable")
+
+
+ASSIGNMENT = """# Hosting Agreement
+
+7. ASSIGNMENT
+
+7.1 Neither party may assign or transfer this Agreement without the prior written approval of the other party.
+
+8. NOTICES
+
+8.1 Notices are given in writing to the addresses in the Schedule.
+"""
+
+
+def test_approval_is_consent(lib):
+    q = "Can a party assign this agreement without the other party's consent?"
+    assert _states(q, "Neither party may assign this Agreement without the prior written approval "
+                      "of the other party.")
+    add(lib, "hosting.md", ASSIGNMENT)
+    publish(lib)
+    res = lib.ask(ANA, q, embedder=EMB)
+    assert res.status == "answered"
+    assert res.items[0].citation["quote"].startswith("7.1 Neither party may assign")

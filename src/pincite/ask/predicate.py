@@ -62,7 +62,7 @@ from functools import lru_cache
 from ..index.analyze import fold, stem_words
 from ..values.scan import find_values
 from .liability_cap import asks_liability_cap, states_liability_cap
-from .question import TYPE_WORDS, Question, root
+from .question import SAME_AS, TYPE_WORDS, Question, root
 from .renewal import (
     asks_renewal_notice,
     asks_renewal_term,
@@ -325,7 +325,7 @@ def _holds(alt: tuple[str, ...], stems: frozenset[str], roots: frozenset[str],
     for w in alt:
         if values & _KIND_VALUES.get(TYPE_WORDS.get(w, ""), frozenset()):
             continue
-        forms = _stems(w)
+        forms = _stems(w) | SAME_AS.get(w, frozenset())
         if forms & stems or (not _AGENT.search(w) and forms & roots):
             continue
         if any(len(f) >= PREFIX_MIN and any(s.startswith(f) for s in stems) for f in forms):

@@ -38,7 +38,9 @@ answer its form expects.
   (`TYPE_WORDS`: "date", "term", "price", "percentage", "parties", "name") are held by
   a value of that kind: "parties" by a statement naming two organisations. The noun a
   question calls the document by ("this agreement") is held by any of them ("this
-  contract"). "Become" is a word of the form ("become effective": be effective).
+  contract"). "Become" is a word of the form ("become effective": be effective). A word
+  contracts use interchangeably is held by its equivalents (`SAME_AS`: "consent" by
+  "approval" or "permission").
 """
 
 from __future__ import annotations
@@ -118,6 +120,11 @@ FORM_WORDS = frozenset(
     "after before within during until since per via without against among between through over "
     "debe deben puede pueden cuanto cuanta cuantos cuantas exactamente tras antes despues "
     "durante hasta dentro segun entre".split())
+# words a contract uses for one another: a question's word is held by any of them ("without
+# the other party's *consent*": "without its prior written *approval*"); analysed forms
+SAME_AS = {w: frozenset(forms) for w, forms in {
+    "consent": ("approv", "approval", "permiss", "permission", "consentimiento", "autorizacion"),
+}.items()}
 # the library is taken to hold at least this many passages when weighing words, so that in
 # a library of one or two passages a word they hold still tells something
 MIN_PASSAGES = 10
@@ -202,6 +209,7 @@ def read_question(text: str, tenant: str, languages: Sequence[str]) -> Question:
     words = tuple(qt.words[i] for i in keep)
     groups = tuple(frozenset(t[_TENANT_PREFIX:] for t in qt.groups[i]) | _year_of(qt.words[i])
                    for i in keep)
+    groups = tuple(g | SAME_AS.get(w, frozenset()) for w, g in zip(words, groups, strict=True))
     folded_words = fold(text)
     if _THIS_DOCUMENT.search(folded_words):  # "this agreement" is this contract, this document
         groups = tuple(g | DOCUMENT_FORMS if w in DOCUMENT_NOUNS and

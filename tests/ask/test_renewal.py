@@ -44,13 +44,18 @@ def test_a_question_asks_the_notice_that_stops_a_renewal(question, asks):
      "of its intention not to extend it no later than six months prior to expiry.", True),
     ("El contrato se prorrogará por periodos anuales salvo que una parte comunique su voluntad de "
      "no renovarlo con dos meses de antelación.", True),
+    ("Cualquiera de las partes podrá oponerse a la prórroga mediante preaviso escrito con una "
+     "antelación mínima de dos meses.", True),
+    ("Either party may prevent a renewal by giving notice of termination with a notice period of "
+     "ninety (90) days.", True),
     # no notice period, or no renewal
     ("This Agreement renews automatically for successive one-year periods.", False),
     ("Either party may terminate this Agreement on thirty (30) days' written notice.", False),
     ("A party objecting to a renewal shall give written notice to the other party.", False),
 ])
 def test_a_renewal_clause_sets_a_notice_period_ahead_of_the_end(statement, states):
-    assert states_renewal_notice(statement, statement.startswith("El") and "es" or "en") is states
+    lang = "es" if statement.startswith(("El", "Cualquiera")) else "en"
+    assert states_renewal_notice(statement, lang) is states
 
 
 LEASE = """# Equipment Lease

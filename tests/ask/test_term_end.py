@@ -46,6 +46,7 @@ def test_a_question_asks_when_the_document_or_its_term_ends(question, asks):
     ("This Agreement takes effect on signature and shall terminate upon the closing of the "
      "Share Sale.", True),
     ("The Term shall expire on the fifth anniversary of the Go-Live Date.", True),
+    ("The initial term ends on 30 June 2028.", True),
     ("This Agreement shall continue indefinitely until terminated by either party.", True),
     ("El contrato tendrá una vigencia de dos años desde su firma.", True),
     # not when the document's term ends

@@ -29,7 +29,8 @@ prorrogará … salvo preaviso de dos meses antes de su vencimiento".
   renewing or of ending (not to renew, non-renewal, terminate, cancel, object; no renovar,
   oponerse), and states a time ahead of something: a duration followed within `LEAD_WORDS`
   words by "prior to", "before", "in advance of", "preceding", "antes de", "de
-  antelación" ("ninety (90) days prior to the end of the term"). A renewal clause with no
+  antelación" ("ninety (90) days prior to the end of the term"), or named a lead time
+  before it ("con una antelación mínima de tres meses", "a notice period of ninety days"). A renewal clause with no
   notice period, or a notice with no lead time, does not set one.
 """
 
@@ -56,6 +57,11 @@ _NOT_RENEWING = re.compile(
 _AHEAD = re.compile(r"\W*(?:\S+\s+){0,3}?(?:prior\s+to|before|in\s+advance\s+of|preceding|"
                     r"antes\s+de|de\s+antelaci[oó]n|con\s+antelaci[oó]n|de\s+anticipaci[oó]n|previ[oa]s?\s+a)",
                     re.IGNORECASE)
+# … or a lead time named before its length ("con una antelación mínima de tres meses", "a
+# notice period of ninety days")
+_LEAD_BEFORE = re.compile(r"\b(?:antelaci[oó]n|anticipaci[oó]n|preaviso|notice\s+period)\s+"
+                          r"(?:m[ií]nim[ao]\s+|minimum\s+)?(?:de|of)\s+(?:at\s+least\s+|al\s+menos\s+)?$",
+                          re.IGNORECASE)
 _DURATIONS = frozenset({"duration", "period"})
 LEAD_WORDS = 3  # words between the duration and "prior to" ("days' written notice prior to")
 PERIOD_WORDS = 8  # words from "renew" to the length it renews for
@@ -105,5 +111,5 @@ def states_renewal_notice(text: str, lang: str | None) -> bool:
     """Whether statement `text` sets the notice that stops a renewal (module docstring)."""
     if not (_RENEWAL.search(text) and _NOTICE.search(text) and _NOT_RENEWING.search(text)):
         return False
-    return any(_AHEAD.match(text, v.char_end) for v in find_values(text, lang=lang)
-               if v.value_type in _DURATIONS)
+    return any(_AHEAD.match(text, v.char_end) or _LEAD_BEFORE.search(text, 0, v.char_start)
+               for v in find_values(text, lang=lang) if v.value_type in _DURATIONS)

@@ -53,7 +53,7 @@ _SUBJECT = re.compile(
     r"(?:the\s+|this\s+|its\s+|el\s+|la\s+|este\s+|esta\s+|el\s+presente\s+)?"
     r"(?:(?:[\"\u201c]?(?:initial|original)\s+)?[\"\u201c]?(?:term|period|duration)[\"\u201d]?\s+"
     r"(?:of\s+)?(?:(?:the|this)\s+)?(?:agreement|contract)\b|"
-    r"(?:agreement|contract|acuerdo|contrato|convenio)\b|[\"\u201c]?term[\"\u201d]?\b(?!\s+of\b)|"
+    r"(?:agreement|contract|acuerdo|contrato|convenio)\b|(?:(?:initial|original)\s+)?[\"\u201c]?term[\"\u201d]?\b(?!\s+of\b)|"
     r"(?:plazo|vigencia|duraci[oó]n)\s+del?\s+(?:presente\s+)?(?:contrato|acuerdo|convenio)\b)",
     re.IGNORECASE)
 # a verb of lasting or ending, and what may stand between it and its time or bound

@@ -274,3 +274,27 @@ def test_approval_is_consent(lib):
     res = lib.ask(ANA, q, embedder=EMB)
     assert res.status == "answered"
     assert res.items[0].citation["quote"].startswith("7.1 Neither party may assign")
+
+
+RECORDS = """# Supply Agreement
+
+5. RECORDS
+
+5.1 The Supplier shall keep accurate books and records of all Products supplied.
+
+5.2 Each party shall have the right to inspect the other party's books and records relating to this Agreement once in each year.
+
+6. DELIVERY
+
+6.1 The Buyer may inspect the Products on delivery.
+"""
+
+
+def test_inspecting_books_and_records_is_an_audit(lib):
+    q = "Does a party have the right to audit the other party's books and records?"
+    assert not _states(q, "The Buyer may inspect the Products on delivery.")
+    add(lib, "supply.md", RECORDS)
+    publish(lib)
+    res = lib.ask(ANA, q, embedder=EMB)
+    assert res.status == "answered"
+    assert res.items[0].citation["quote"].startswith("5.2 Each party shall have the right to inspect")

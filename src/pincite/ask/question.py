@@ -40,7 +40,7 @@ answer its form expects.
   question calls the document by ("this agreement") is held by any of them ("this
   contract"). "Become" is a word of the form ("become effective": be effective). A word
   contracts use interchangeably is held by its equivalents (`SAME_AS`: "consent" by
-  "approval" or "permission").
+  "approval" or "permission", "audit" by "inspect" or "examine").
 """
 
 from __future__ import annotations
@@ -124,6 +124,7 @@ FORM_WORDS = frozenset(
 # the other party's *consent*": "without its prior written *approval*"); analysed forms
 SAME_AS = {w: frozenset(forms) for w, forms in {
     "consent": ("approv", "approval", "permiss", "permission", "consentimiento", "autorizacion"),
+    "audit": ("inspect", "inspection", "examin", "examine", "examination", "auditoria"),
 }.items()}
 # the library is taken to hold at least this many passages when weighing words, so that in
 # a library of one or two passages a word they hold still tells something

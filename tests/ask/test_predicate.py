@@ -298,3 +298,17 @@ def test_inspecting_books_and_records_is_an_audit(lib):
     res = lib.ask(ANA, q, embedder=EMB)
     assert res.status == "answered"
     assert res.items[0].citation["quote"].startswith("5.2 Each party shall have the right to inspect")
+
+
+@pytest.mark.parametrize("statement,answers", [
+    ("It remains in force for as long as the licence agreement between Kestrel and Harbour "
+     "dated 2 May 2021 remains in effect.", False),
+    ("WHEREAS, Kestrel is party to a distribution agreement dated 19 February 2019 with Lund "
+     "Verktyg AB.", False),
+    ('This Escrow Agreement (the "Agreement") is made on 19 September 2025 among Vantor LLC and '
+     'Kestrel Ltd.', True),
+    ('SUPPLY AGREEMENT (the "Agreement") dated 1 November 2025 between Kestrel Ltd and Harbour '
+     'Freight Inc.', True),
+])
+def test_the_date_of_this_document_not_of_another_agreement(statement, answers):
+    assert _states("What is the date of this agreement?", statement) is answers

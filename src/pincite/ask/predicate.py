@@ -42,8 +42,9 @@ item 6, third pass): the question's *predicate* — its action and what the acti
   about, where the question names the document ("when does *this agreement* …"), is named
   by the statement.
 - **The date of a document**: a date that ends or bounds something ("ending on", "until",
-  "no later than") or that its term starts on ("commences on", "takes effect on",
-  "entrará en vigor el") is not the document's date.
+  "no later than"), that its term starts on ("commences on", "takes effect on",
+  "entrará en vigor el") or that another agreement bears ("a sublicense agreement dated
+  …") is not the document's date.
 - **The name of a document**: a name that refers to this document — opening the
   statement, after "this", or defined as the document ('… Agreement (the "Agreement")') —
   never another agreement a recital names.
@@ -166,6 +167,14 @@ _STARTS_BEFORE = re.compile(r"\b(?:commences?|begins?|starts?|takes?\s+effect|ta
                             r"(?:shall|will)\s+(?:commence|begin|start)|entrar[aá]\s+en\s+vigor|"
                             r"entra\s+en\s+vigor|comenzar[aá]|se\s+inicia(?:r[aá])?)\s+"
                             r"(?:on\s+|from\s+|as\s+of\s+|the\s+|el\s+|day\s+of\s+)*$", re.IGNORECASE)
+# … nor a date given to another agreement ("a sublicense agreement dated 19 February 2019",
+# "the licence agreement between Depositor and Beneficiary dated 2 May 2021")
+_OTHER_DATED = re.compile(
+    r"(?:\b(?:a|an|that|such|any|each|certain|un|una)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:agreements?|contracts?|licen[cs]es?|leases?|acuerdo|contrato)\s+(?:[^.;]{0,100}?\s+)?|"
+    r"\bthe\s+(?:[\w-]+\s+){0,4}?(?:agreements?|contracts?|licen[cs]es?|leases?)\s+"
+    r"(?:between|among|with|by\s+and\s+between)\b[^.;]{0,100}?\s+)"
+    r"(?:dated|of|de\s+fecha|fechad[oa])\s+(?:as\s+of\s+)?$", re.IGNORECASE)
 _TIME_TYPES = frozenset({"date", "datetime", "duration", "period"})
 _DATE_TYPES = frozenset({"date", "datetime"})
 _TOKEN = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*['\u2019]?|,")
@@ -418,7 +427,8 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
     if q.expects == "date" and q.opening:
         dates = [v for v in _values(text, lang) if v[0] in _DATE_TYPES]
         if dates and all(_BOUND_BEFORE.search(text[max(0, a - 40):a])
-                         or _STARTS_BEFORE.search(text[max(0, a - 40):a]) for _, a, _ in dates):
+                         or _STARTS_BEFORE.search(text[max(0, a - 40):a])
+                         or _OTHER_DATED.search(text[max(0, a - 160):a]) for _, a, _ in dates):
             return False
     if q.name_of is not None and q.name_of not in this_names(text):
         return False

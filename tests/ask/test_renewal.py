@@ -8,22 +8,14 @@ written for the test."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from pincite.ask.renewal import (
-    asks_renewal_notice,
-    asks_renewal_term,
     states_renewal_notice,
     states_renewal_term,
 )
-from pincite.index.analyze import fold
+from tests.ask import phrased_as
 from tests.corpus import ANA, EMB, add, publish
-
-
-def _folded(q: str) -> str:
-    return " ".join(re.findall(r"[^\W_]+", fold(q)))
 
 
 @pytest.mark.parametrize("question,asks", [
@@ -34,7 +26,7 @@ def _folded(q: str) -> str:
     ("For how long does this agreement renew after its initial term?", False),
 ])
 def test_a_question_asks_the_notice_that_stops_a_renewal(question, asks):
-    assert asks_renewal_notice(_folded(question)) is asks
+    assert (phrased_as(question) == "renewal_notice") is asks
 
 
 @pytest.mark.parametrize("statement,states", [
@@ -89,7 +81,7 @@ def test_the_renewal_clause_answers_how_much_notice_stops_the_renewal(lib):
     ("When does this agreement renew?", False),
 ])
 def test_a_question_asks_how_long_a_renewal_runs(question, asks):
-    assert asks_renewal_term(_folded(question)) is asks
+    assert (phrased_as(question) == "renewal_term") is asks
 
 
 @pytest.mark.parametrize("statement,states", [

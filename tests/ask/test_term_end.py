@@ -6,17 +6,11 @@ statement here was written for the test."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from pincite.ask.term_end import asks_term_end, states_term_end
-from pincite.index.analyze import fold
+from pincite.ask.term_end import states_term_end
+from tests.ask import phrased_as
 from tests.corpus import ANA, EMB, add, publish
-
-
-def _folded(q: str) -> str:
-    return " ".join(re.findall(r"[^\W_]+", fold(q)))
 
 
 @pytest.mark.parametrize("question,asks", [
@@ -31,7 +25,7 @@ def _folded(q: str) -> str:
     ("For how long does this agreement renew after its initial term?", False),
 ])
 def test_a_question_asks_when_the_document_or_its_term_ends(question, asks):
-    assert asks_term_end(_folded(question)) is asks
+    assert (phrased_as(question) == "term_end") is asks
 
 
 @pytest.mark.parametrize("statement,states", [

@@ -31,7 +31,9 @@ an event, this document's name, a place beside the asked noun, and so on.
 A question about a document's name, parties or date (`Question.opening`), or about when it
 begins (`Predicate.begins`), also reads the document's opening (its first statement blocks,
 `passages`) whether or not retrieval ranked it, and its name and date only there; a unit of
-the opening answers by what it states, without the cosine bar. A data cell must be located by the question and reach
+the opening answers by what it states, without the cosine bar. A document's name is its
+title where the text layer holds one that names it (`PassageReader.title`: the one heading
+that answers); else the opening statement that names it. A data cell must be located by the question and reach
 `ask_min_coverage_cell` instead of `ask_min_coverage` (`units`). A question asking the
 amount paid to or by a named party is answered by the statements naming that payment,
 the party in its role, and by no other (`payments`).
@@ -233,6 +235,14 @@ def candidates(store: Store, question: str, principal: Principal, *,
         if q.name_of or q.expects == "date":  # … and its name and date nowhere else (a
             cands = []                         # sentence naming another agreement or a term's start)
         for item in {i.doc_id: i for i in reversed(bundle.items)}.values():
+            # a document's name is its title, where the text layer holds one that names it
+            named = reader.title(item, q.name_of) if q.name_of else None
+            if named is not None:
+                t_item, t_unit = named
+                j = judge_stated(t_unit, q, w, pred, t_item.lang)
+                if j.eligible():
+                    cands.append(Candidate(t_item, j, None))
+                    continue
             op = reader.opening(item)
             units, suspected = reader.units(op) if op is not None else ([], False)
             if op is not None and not suspected:

@@ -5,7 +5,9 @@ head), cached by content (document sha256, layer, block start, language).
 A heading is never read into units (it names a topic; an instruction in it is still
 suspected); an instruction in a table flags the passage and no cell that holds any of it
 is a unit. `PassageReader.opening` gives a passage over a document's opening — its
-title block and preamble — whether or not retrieval ranked it.
+title block and preamble — whether or not retrieval ranked it, and `PassageReader.title`
+one over its title, read as the statement of its name (the one heading that is an
+answer: to "What is the name of this agreement?").
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from ..model import Element, TextLayer
 from ..retrieve.bundle import EvidenceItem
 from ..store.lru import LRU
 from ..vocab import ElementKind
-from .units import STATEMENT_KINDS, ReadBlock, Unit, read_block, read_table, title_of
+from .sentences import sentence_spans
+from .statement_kinds import named_heads
+from .units import STATEMENT_KINDS, ReadBlock, Unit, read_block, read_table, read_title, title_of
 
 # a document's opening (title block, preamble) read for its name, parties or date whether
 # or not retrieval ranked it: its first blocks, within its first characters
@@ -70,6 +74,32 @@ class PassageReader:
             "evidence_id": f"{item.doc_id}#opening", "chunk_id": OPENING, "char_start": cs,
             "char_end": ce, "quote": layer.text[cs:ce], "locator": "opening", "page": None,
             "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()})
+
+    def title(self, item: EvidenceItem, noun: str) -> tuple[EvidenceItem, Unit] | None:
+        """A passage over the title of `item`'s document, with the title read as a unit: the
+        first heading, or title line of a block, within its first `OPENING_CHARS`
+        characters whose name's head is `noun` ("LICENSING AND WEB SITE HOSTING
+        AGREEMENT" for "agreement") — or None."""
+        layer = self._layer_of(item)
+        if layer is None:
+            return None
+        for e in layer.blocks:
+            if e.char_start >= OPENING_CHARS:
+                break
+            if e.kind == ElementKind.TABLE:
+                continue
+            body = layer.text[e.char_start:e.char_end]
+            spans = [(0, len(body))] if e.kind not in STATEMENT_KINDS else sentence_spans(body)[:1]
+            for a, b in spans:
+                unit = read_title(layer.text, e.char_start + a, e.char_start + b, item.lang)
+                if unit is None or noun not in named_heads(unit.text):
+                    continue
+                cs, ce = unit.pieces[0][0], unit.pieces[0][1]
+                return item.model_copy(update={
+                    "evidence_id": f"{item.doc_id}#title", "chunk_id": OPENING, "char_start": cs,
+                    "char_end": ce, "quote": layer.text[cs:ce], "locator": "title", "page": None,
+                    "bbox": None, "heading_path": (), "ranks": {}, "scores": {}, "flags": ()}), unit
+        return None
 
     def _layer_of(self, item: EvidenceItem) -> Layer | None:
         key = (item.doc_id, item.text_layer)

@@ -53,6 +53,7 @@ from .question import Question, root, roots_of
 from .sentences import is_title, sentence_spans
 from .statement_kinds import is_definition, named_heads, negated, organisations
 
+MAX_TITLE_WORDS = 12  # a document's title is short ("LICENSING AND WEB SITE HOSTING AGREEMENT")
 STATEMENT_KINDS = (ElementKind.PARAGRAPH, ElementKind.LIST_ITEM, ElementKind.FIELD)
 # value types that answer each expected kind (`values.scan.find_values`)
 ANSWERS = {"date": frozenset({"date", "datetime"}),
@@ -343,6 +344,17 @@ def read_block(body: str, base: int, context: str, lang: str | None) -> ReadBloc
         ctx = " > ".join(x for x in (context, *titles) if x)
         units.append(_unit("statement", tuple(pieces), said, ctx, lang))
     return ReadBlock(tuple(units), tuple((base + a, base + b) for a, b in suspected))
+
+
+def read_title(text: str, a: int, b: int, lang: str | None) -> Unit | None:
+    """The title at `[a, b)` of a layer's `text` read as a statement (it names the
+    document: "What is the name of this agreement?" is answered by it), or None when it
+    is no title: more than `MAX_TITLE_WORDS` words, or a sentence that states something."""
+    a, b = strip_span(text, a, b)
+    said = " ".join(text[a:b].split())
+    if not said or len(said.split()) > MAX_TITLE_WORDS or not is_title(said):
+        return None
+    return _unit("statement", ((a, b, text[a:b]),), said, "", lang)
 
 
 def read_table(text: str, cells: Sequence[Element], context: str,

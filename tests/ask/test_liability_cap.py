@@ -33,6 +33,9 @@ def test_a_question_asks_the_cap_on_liability(question, asks):
     ("IN NO EVENT SHALL EITHER PARTY BE LIABLE IN AN AMOUNT GREATER THAN THE CHARGES PAID "
      "UNDER THE ORDER.", True),
     ("Kestrel's liability under clause 9 is capped at two hundred thousand pounds (GBP 200,000).", True),
+    ("EXCEPT FOR FRAUD, NEITHER PARTY SHALL BE LIABLE TO THE OTHER FOR MORE THAN TWO MILLION "
+     "EUROS (EUR 2,000,000) IN TOTAL.", True),
+    ("Neither party shall be liable for more than one claim arising from the same event.", False),
     ("La responsabilidad total del Contratista no excederá del precio del contrato.", True),
     # no cap
     ("Neither party shall be liable for any indirect, special or consequential damages.", False),

@@ -15,7 +15,8 @@ lawyer reads each as the answer.
 - `states_liability_cap(text)`: the statement speaks of liability (liability, liable,
   responsabilidad) and, within `REACH` words, bounds it: "shall not exceed", "is limited to",
   "capped at", "up to a maximum of", "no excederá", "limitada a" — or, after a negation
-  ("in no event", "not", "never"), "exceed", "greater than", "in excess of", "more than" —
+  ("in no event", "not", "never", "neither party"), "exceed", "greater than", "in excess
+  of", "more than" —
   and the bound is an amount or names one (the fees, the amounts paid, the price, the
   total). "Including but not limited to" bounds nothing; nor does an exclusion of kinds of
   damages ("neither party is liable for consequential damages"), which states no amount;
@@ -50,7 +51,7 @@ _BOUND = re.compile(
     re.IGNORECASE)
 _NEGATED_BOUND = re.compile(r"\b(?:exceed|exceeding|greater\s+than|in\s+excess\s+of|more\s+than|"
                             r"exceder|superar)\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|never|no\s+event|no\s+circumstances?|nunca|en\s+ning[uú]n\s+caso)\b",
+_NEGATION = re.compile(r"\b(?:not|never|neither|no\s+party|no\s+event|no\s+circumstances?|nunca|en\s+ning[uú]n\s+caso)\b",
                        re.IGNORECASE)
 # a bound that names its amount without a figure
 _NAMED_AMOUNT = re.compile(

@@ -62,6 +62,7 @@ _NOT_BEFORE = re.compile(r"\b(?:not|no)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _MONEY = frozenset({"money", "number", "percent"})
 REACH = 30  # words from "liability" to its bound
 AMOUNT_REACH = 25  # words from the bound to its amount
+WINDOW = 1200  # characters read for that many words (a sentence may be any length)
 
 
 def asks_liability_cap(folded_question: str) -> bool:
@@ -90,7 +91,7 @@ def states_liability_cap(text: str, lang: str | None) -> bool:
 
 def _word_end(text: str, start: int, words: int) -> int:
     """The offset `words` words after `start` (the end of the text if fewer remain)."""
-    m = re.match(rf"(?:\W*\w+){{0,{words}}}", text[start:])
+    m = re.match(rf"(?:\W*\w+){{0,{words}}}", text[start:start + WINDOW])
     return start + (m.end() if m else 0)
 
 

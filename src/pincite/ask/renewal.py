@@ -65,6 +65,7 @@ _LEAD_BEFORE = re.compile(r"\b(?:antelaci[oó]n|anticipaci[oó]n|preaviso|notice
 _DURATIONS = frozenset({"duration", "period"})
 LEAD_WORDS = 3  # words between the duration and "prior to" ("days' written notice prior to")
 PERIOD_WORDS = 8  # words from "renew" to the length it renews for
+WINDOW = 400  # characters after "renew" read for it (a sentence may be any length)
 
 _LENGTH_Q = re.compile(r"^(?:for )?(?:how long|what (?:period|term|length)|cuanto tiempo|por cuanto "
                        r"tiempo|durante cuanto tiempo|por que (?:periodo|plazo))\b")
@@ -88,12 +89,14 @@ def asks_renewal_term(folded_question: str) -> bool:
 @lru_cache(maxsize=8192)
 def states_renewal_term(text: str, lang: str | None) -> bool:
     """Whether statement `text` states how long a renewal runs (module docstring)."""
+    document = _DOCUMENT.search(text)
+    if document is None:
+        return False
     lengths = [v.char_start for v in find_values(text, lang=lang) if v.value_type in _DURATIONS]
-    for m in _RENEWS.finditer(text):
-        if _NOT_RENEWED.search(text, max(0, m.start() - 24), m.start()) \
-                or not _DOCUMENT.search(text, 0, m.start()):
+    for m in _RENEWS.finditer(text, document.end()):
+        if _NOT_RENEWED.search(text, max(0, m.start() - 24), m.start()):
             continue
-        end = m.end() + len(" ".join(text[m.end():].split()[:PERIOD_WORDS]))
+        end = m.end() + len(" ".join(text[m.end():m.end() + WINDOW].split()[:PERIOD_WORDS]))
         if _AHEAD.match(text, m.end()) is None and (
                 any(m.end() <= a < end for a in lengths) or _YEARLY.search(text, m.end(), end)):
             return True

@@ -80,6 +80,7 @@ _COPULA_GAP = re.compile(r"\s*(?:(?:for|a|an|the|period|term|duration|of|initial
                          re.IGNORECASE)
 _TIME_TYPES = frozenset({"date", "datetime", "duration", "period"})
 REACH = 12  # words from the verb to its time or bound
+WINDOW = 600  # characters after the verb read for them (a sentence may be any length)
 
 
 def asks_term_end(folded_question: str) -> bool:
@@ -101,7 +102,7 @@ def states_term_end(text: str, lang: str | None) -> bool:
     for m in _VERB.finditer(text, subject.end()):
         if m.group("modal"):
             continue
-        clause = text[m.end():].split(";", 1)[0]
+        clause = text[m.end():m.end() + WINDOW].split(";", 1)[0]
         reach = " ".join(clause.split()[:REACH])
         if _RENEWAL.search(reach):
             continue

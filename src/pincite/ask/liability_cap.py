@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..values.scan import find_values
+from .statement_kinds import values_in
 
 _ASKS = re.compile(
     r"\b(?:maximum|max|cap|caps|capped|limit|limits|limitation|limitations|ceiling|maximo|maxima|"
@@ -74,7 +74,7 @@ def asks_liability_cap(folded_question: str) -> bool:
 @lru_cache(maxsize=8192)
 def states_liability_cap(text: str, lang: str | None) -> bool:
     """Whether statement `text` caps a party's liability (see the module docstring)."""
-    amounts = [a for t, a in _amounts(text, lang)]
+    amounts = [a for t, a, _ in values_in(text, lang) if t in _MONEY]
     for liable in _LIABLE.finditer(text):
         window_end = _word_end(text, liable.end(), REACH)
         bounds = [m for m in _BOUND.finditer(text, liable.start(), window_end)]
@@ -94,8 +94,3 @@ def _word_end(text: str, start: int, words: int) -> int:
     m = re.match(rf"(?:\W*\w+){{0,{words}}}", text[start:start + WINDOW])
     return start + (m.end() if m else 0)
 
-
-@lru_cache(maxsize=8192)
-def _amounts(text: str, lang: str | None) -> tuple[tuple[str, int], ...]:
-    return tuple((v.value_type, v.char_start) for v in find_values(text, lang=lang)
-                 if v.value_type in _MONEY)

@@ -61,7 +61,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..index.analyze import fold, stem_words
-from ..values.scan import find_values
 from .liability_cap import asks_liability_cap, states_liability_cap
 from .question import SAME_AS, TYPE_WORDS, Question, root
 from .renewal import (
@@ -70,7 +69,7 @@ from .renewal import (
     states_renewal_notice,
     states_renewal_term,
 )
-from .statement_kinds import negated, this_names
+from .statement_kinds import negated, this_names, values_in
 from .term_end import asks_term_end, states_term_end
 from .units import Judged, Unit, judge
 
@@ -367,11 +366,6 @@ def _near(a: re.Pattern[str], b: re.Pattern[str], text: str, words: int = NEAR_W
     return False
 
 
-@lru_cache(maxsize=8192)
-def _values(text: str, lang: str | None) -> tuple[tuple[str, int, int], ...]:
-    return tuple((v.value_type, v.char_start, v.char_end) for v in find_values(text, lang=lang))
-
-
 def judge_stated(u: Unit, q: Question, w: Sequence[float], p: Predicate,
                  lang: str | None) -> Judged:
     """`units.judge`, where a statement that does not state the predicate (`states`) is
@@ -393,7 +387,7 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
     if p.slots:
         stems, roots = _said(text, lang)
         stems |= _abbreviated(p.phrases, text)
-        types = frozenset(v[0] for v in _values(text, lang))
+        types = frozenset(v[0] for v in values_in(text, lang))
         if not all(any(_holds(a, stems, roots, types) for a in slot) for slot in p.slots):
             return False
         for name in p.concepts:
@@ -414,18 +408,18 @@ def states(p: Predicate, q: Question, text: str, lang: str | None) -> bool:
             return False
     if p.begins:  # the document itself begins, near the words that say so, on a date or an
         # event — or a date is defined as its beginning ('March 1, 2020 (the "Effective Date")')
-        dates = [v for v in _values(text, lang) if v[0] in _DATE_TYPES
+        dates = [v for v in values_in(text, lang) if v[0] in _DATE_TYPES
                  and not _BOUND_BEFORE.search(text[max(0, v[1] - 40):v[1]])]
         defined = any(_DEFINED_BEGIN.match(text, end) for _, _, end in dates)
         if not defined and not (_near(_DOCUMENT_WORD, _BEGIN_WORDS, text)
                                 and (dates or _EVENT.search(text))):
             return False
     if q.expects in ("time", "date") and p.events:
-        times = [v for v in _values(text, lang) if v[0] in _TIME_TYPES]
+        times = [v for v in values_in(text, lang) if v[0] in _TIME_TYPES]
         if times and all(_relative(text, end, p.events) for _, _, end in times):
             return False
     if q.expects == "date" and q.opening:
-        dates = [v for v in _values(text, lang) if v[0] in _DATE_TYPES]
+        dates = [v for v in values_in(text, lang) if v[0] in _DATE_TYPES]
         if dates and all(_BOUND_BEFORE.search(text[max(0, a - 40):a])
                          or _STARTS_BEFORE.search(text[max(0, a - 40):a])
                          or _OTHER_DATED.search(text[max(0, a - 160):a]) for _, a, _ in dates):

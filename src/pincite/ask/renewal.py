@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..values.scan import find_values
+from .statement_kinds import values_in
 
 _NOTICE_Q = re.compile(r"\b(?:notice|notices|notify|notification|aviso|preaviso|notificacion|"
                        r"notificar|antelacion)\b")
@@ -92,7 +92,7 @@ def states_renewal_term(text: str, lang: str | None) -> bool:
     document = _DOCUMENT.search(text)
     if document is None:
         return False
-    lengths = [v.char_start for v in find_values(text, lang=lang) if v.value_type in _DURATIONS]
+    lengths = [a for t, a, _ in values_in(text, lang) if t in _DURATIONS]
     for m in _RENEWS.finditer(text, document.end()):
         if _NOT_RENEWED.search(text, max(0, m.start() - 24), m.start()):
             continue
@@ -114,5 +114,5 @@ def states_renewal_notice(text: str, lang: str | None) -> bool:
     """Whether statement `text` sets the notice that stops a renewal (module docstring)."""
     if not (_RENEWAL.search(text) and _NOTICE.search(text) and _NOT_RENEWING.search(text)):
         return False
-    return any(_AHEAD.match(text, v.char_end) or _LEAD_BEFORE.search(text, 0, v.char_start)
-               for v in find_values(text, lang=lang) if v.value_type in _DURATIONS)
+    return any(_AHEAD.match(text, end) or _LEAD_BEFORE.search(text, 0, start)
+               for t, start, end in values_in(text, lang) if t in _DURATIONS)

@@ -28,8 +28,10 @@ question, so `units.judge` can ask whether it states what a question's form asks
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..index.analyze import analyze, fold
+from ..values.scan import find_values
 
 # company forms (English and Spanish practice, and the common foreign ones)
 # company forms of the Nordic countries and Europe written in capitals (or as the register
@@ -230,3 +232,10 @@ def this_names(text: str) -> frozenset[str]:
         if (opens and len(words) <= MAX_NAME_WORDS) or after_this or defined:
             out.add(head)
     return frozenset(out)
+
+
+@lru_cache(maxsize=8192)
+def values_in(text: str, lang: str | None) -> tuple[tuple[str, int, int], ...]:
+    """The typed values `text` states, as (value type, start, end): `values.scan.find_values`,
+    read once per text (a unit and every reader of it share the reading)."""
+    return tuple((v.value_type, v.char_start, v.char_end) for v in find_values(text, lang=lang))

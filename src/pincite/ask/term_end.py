@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..values.scan import find_values
+from .statement_kinds import values_in
 
 # a question's verb that ends its subject (the last word of a folded "when" question)
 _END_VERBS = frozenset("expire expires end ends terminate terminates lapse lapses finish finishes "
@@ -97,7 +97,7 @@ def states_term_end(text: str, lang: str | None) -> bool:
     subject = _SUBJECT.match(text, start)
     if subject is None:
         return False
-    times = [(a, b) for t, a, b in _times(text, lang)]
+    times = [(a, b) for t, a, b in values_in(text, lang) if t in _TIME_TYPES]
     begins = _BEGINS.search(text, subject.end()) is not None
     for m in _VERB.finditer(text, subject.end()):
         if m.group("modal"):
@@ -123,8 +123,3 @@ def states_term_end(text: str, lang: str | None) -> bool:
             return True
     return False
 
-
-@lru_cache(maxsize=8192)
-def _times(text: str, lang: str | None) -> tuple[tuple[str, int, int], ...]:
-    return tuple((v.value_type, v.char_start, v.char_end) for v in find_values(text, lang=lang)
-                 if v.value_type in _TIME_TYPES)

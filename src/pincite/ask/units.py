@@ -46,12 +46,11 @@ from functools import lru_cache
 from ..cite.locate import strip_span
 from ..index.analyze import LANGUAGES, STOP_WORDS, analyze, fold, stem_words, words
 from ..model import Element
-from ..values.scan import find_values
 from ..vocab import ElementKind
 from .instructions import instruction_spans, is_question, question_spans
 from .question import Question, root, roots_of
 from .sentences import is_title, sentence_spans
-from .statement_kinds import is_definition, named_heads, negated, organisations
+from .statement_kinds import is_definition, named_heads, negated, organisations, values_in
 
 MAX_TITLE_WORDS = 12  # a document's title is short ("LICENSING AND WEB SITE HOSTING AGREEMENT")
 STATEMENT_KINDS = (ElementKind.PARAGRAPH, ElementKind.LIST_ITEM, ElementKind.FIELD)
@@ -441,7 +440,7 @@ def _unit(kind: str, pieces: tuple[tuple[int, int, str], ...], said: str, contex
     if own is not None:  # a cell: its row label's words without a footnote mark run into them
         tokens |= frozenset(m.group(1) for t in tokens if (m := _FOOTNOTE.match(t)))
     ctx = frozenset(analyze(context, lang))
-    values = frozenset(v.value_type for v in find_values(said, lang=lang))
+    values = frozenset(t for t, _, _ in values_in(said, lang))
     caps = [m.group() for m in _CAPITAL.finditer(said)]
     capitals = frozenset(fold(c).strip(".") for c in (caps[1:] if said.startswith(caps[0])
                                                        else caps)) if caps else frozenset()

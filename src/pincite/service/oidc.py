@@ -15,7 +15,6 @@ missing or not a valid name does not authenticate.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,10 @@ class OidcVerifier:
         """Return the verifier configured by a JSON file (see the module docstring)."""
         p = Path(path)
         try:
-            cfg = json.loads(p.read_text(encoding="utf-8"))
+            from ..limits import load_guarded  # size, depth, finite numbers
+
+            cfg = load_guarded(p.read_bytes(), p.name, max_bytes=1 << 20, max_depth=16,
+                               syntax="json")
             issuer, audience = str(cfg["issuer"]), str(cfg["audience"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"the OIDC configuration {p} is not usable ({exc}); give a JSON "
@@ -56,7 +58,8 @@ class OidcVerifier:
             jf = (p.parent / cfg["jwks_file"]) if not Path(cfg["jwks_file"]).is_absolute() \
                 else Path(cfg["jwks_file"])
             try:
-                jwks = json.loads(jf.read_text(encoding="utf-8"))
+                jwks = load_guarded(jf.read_bytes(), jf.name, max_bytes=1 << 20, max_depth=16,
+                                    syntax="json")
             except (OSError, ValueError) as exc:
                 raise UsageError(f"the JWKS file {jf} cannot be read ({exc})") from None
         elif not cfg.get("jwks_url"):

@@ -1,5 +1,9 @@
 """Resource limits for untrusted input: what a single ingest may cost, and how big and
-deep a JSON value from outside (verify input, a corrected value, a request body) may be."""
+deep a JSON value from outside (verify input, a corrected value, a request body) may be.
+
+Every YAML or JSON input (extraction schema, profile, tender schema, release contract,
+keys file, OIDC configuration, request bodies) is read by one guarded loader,
+`load_guarded`: size cap, depth cap, no YAML aliases, finite numbers, plain data only."""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, fields
+from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .errors import UsageError
 
@@ -92,24 +97,9 @@ class Limits:
 
 def load_json(raw: str | bytes, what: str, *, max_bytes: int = MAX_JSON_BYTES,
               max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """Return the JSON value in `raw`, else raise UsageError: not JSON, over `max_bytes`,
-    nested deeper than `max_depth` (measured before parsing, so no recursion blows up),
-    or holding a number that is not finite (`NaN`, `Infinity`, `1e400`)."""
-    if len(raw) > max_bytes:
-        raise UsageError(f"{what} is {len(raw)} bytes, over the {max_bytes}-byte limit")
-    try:
-        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    except UnicodeDecodeError:
-        raise UsageError(f"{what} is not UTF-8 text") from None
-    depth = 0
-    for m in _JSON_NESTING.finditer(_JSON_STRING.sub("", text)):
-        depth += 1 if m.group() in "[{" else -1
-        if depth > max_depth:
-            raise UsageError(f"{what} nests deeper than {max_depth} levels: flatten it")
-    try:
-        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
-    except ValueError as exc:  # JSONDecodeError, or an integer of over 4300 digits
-        raise UsageError(f"{what} is not usable JSON: {str(exc)[:120]}") from None
+    """Return the JSON value in `raw`, else raise UsageError (see `load_guarded`)."""
+    return load_guarded(raw, what, refuse=UsageError, max_bytes=max_bytes, max_depth=max_depth,
+                        syntax="json")
 
 
 def _finite(text: str) -> float:
@@ -143,7 +133,109 @@ def check_number(what: str, value: Any, lo: float, hi: float, *, integer: bool =
     raise error(f"{what} must be {kind} from {lo_} to {hi_}, not {shown[:40]}")
 
 
-YAML_MAX_DEPTH = 32  # a flow collection nested deeper is refused before YAML reads it
+YAML_MAX_DEPTH = 32  # a YAML value nested deeper (indentation or brackets) is refused
+PLAIN_SCALARS = (str, int, float, bool, type(None), date)  # datetime is a date
+_YAML_NUMBER = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def load_guarded(raw: str | bytes, what: str, *, refuse: type[Exception] = UsageError,
+                 max_bytes: int = MAX_JSON_BYTES, max_depth: int = YAML_MAX_DEPTH,
+                 syntax: Literal["yaml", "json"] = "yaml") -> Any:
+    """Return the plain value (mappings, lists, strings, numbers, booleans, null, dates) of
+    YAML or JSON text from outside, else raise `refuse` with one message that names `what`
+    (the file the user gave, or "the schema"): over `max_bytes`, not UTF-8, not well formed,
+    nested deeper than `max_depth` (block indentation and brackets alike, counted on the
+    parser's events or the brackets before any value is built, so nothing recurses), using
+    YAML anchors or aliases (no expansion), holding a number that is not finite (`.nan`,
+    `.inf`, `1e400`) or a value of another type (`!!binary`, `!!set`)."""
+    if len(raw) > max_bytes or (isinstance(raw, str) and len(raw.encode("utf-8", "replace"))
+                                > max_bytes):
+        size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "replace"))
+        raise refuse(f"{what}: {size} bytes is past the {max_bytes}-byte limit")
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        kind = "JSON" if syntax == "json" else "YAML"
+        raise refuse(f"{what} is not UTF-8 {kind}: save it as UTF-8") from None
+    if syntax == "json":
+        return _json_value(text, what, refuse, max_depth)
+    data = _yaml_value(text, what, refuse, max_depth)
+    bad = impure_path(data)
+    if bad is not None:
+        raise refuse(f"{what}: {bad[0]} {bad[1]}")
+    return data
+
+
+def _json_value(text: str, what: str, refuse: type[Exception], max_depth: int) -> Any:
+    depth = 0
+    for m in _JSON_NESTING.finditer(_JSON_STRING.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > max_depth:
+            raise refuse(f"{what} nests deeper than {max_depth} levels: flatten it")
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, a 4300-digit integer
+        raise refuse(f"{what} is not usable JSON: {str(exc)[:120]}") from None
+
+
+def _yaml_value(text: str, what: str, refuse: type[Exception], max_depth: int) -> Any:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        depth = 0
+        for event in yaml.parse(text, Loader=loader):  # streamed: stops at the first refusal
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise refuse(f"{what}: YAML aliases (*name) are refused, and anchors (&name) "
+                             "with them: write each value out")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > max_depth:
+                    raise refuse(f"{what} nests too deeply to read (more than {max_depth} "
+                                 "levels): flatten it")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            elif isinstance(event, yaml.ScalarEvent) and not event.style \
+                    and _YAML_NUMBER.fullmatch(event.value) \
+                    and not math.isfinite(float(event.value)):  # 1e400: a string in YAML 1.1
+                raise refuse(f"{what}: the number {event.value[:40]} is not finite: write "
+                             "a finite number")
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, checked above
+    except RecursionError:
+        raise refuse(f"{what} nests too deeply to read") from None
+    except yaml.MarkedYAMLError as exc:
+        if "nesting depth" in str(exc.problem):  # libyaml's own cap, met before ours
+            raise refuse(f"{what} nests too deeply to read (more than {max_depth} "
+                         "levels): flatten it") from None
+        raise refuse(f"{what}: not valid YAML/JSON: {str(exc)[:200]}") from None
+    except (yaml.YAMLError, ValueError, OverflowError) as exc:  # a bad date, a huge integer
+        raise refuse(f"{what}: not valid YAML/JSON: {str(exc)[:200]}") from None
+
+
+def impure_path(data: Any, path: str = "") -> tuple[str, str] | None:
+    """Return (key path, what is wrong) of the first value in `data` that is not plain data
+    (mapping, list, string, number, boolean, null, date) or is a non-finite number, else
+    None."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return path or "(top level)", "must be a finite number (not nan or inf)"
+    if isinstance(data, dict):
+        for k, v in data.items():
+            key = f"{path}.{k}" if path else str(k)
+            if not isinstance(k, PLAIN_SCALARS) or (isinstance(k, float)
+                                                    and not math.isfinite(k)):
+                return key[:80], "is a key that is not a plain string or number"
+            if (hit := impure_path(v, key)) is not None:
+                return hit
+        return None
+    if isinstance(data, list):
+        for i, v in enumerate(data):
+            if (hit := impure_path(v, f"{path}[{i}]")) is not None:
+                return hit
+        return None
+    if isinstance(data, PLAIN_SCALARS):
+        return None
+    return path or "(top level)", f"is a {type(data).__name__}, not plain data: write a " \
+        "string, number, list or mapping"
 
 
 def non_finite_path(data: Any, path: str = "") -> str | None:
@@ -159,40 +251,28 @@ def non_finite_path(data: Any, path: str = "") -> str | None:
     return None
 
 
-def _bracket_depth(text: str) -> int:
-    """Return the deepest nesting of [ and { in text (quotes ignored: an over-estimate)."""
-    depth = top = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            top = max(top, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return top
+def read_capped(path: str | Path, *, max_bytes: int, refuse: type[Exception],
+                what: str) -> bytes:
+    """Return the bytes of a regular file a user gave, else raise `refuse`: not a file
+    (`what` says which file to give), or past `max_bytes` (no more is read)."""
+    p = Path(path)
+    if not p.is_file():
+        raise refuse(f"{str(p)[:200]!r} is not a file: give {what}")
+    try:
+        with p.open("rb") as f:
+            raw = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise refuse(f"cannot read {str(p)[:200]!r} ({exc.strerror}): give {what}") from None
+    if len(raw) > max_bytes:
+        raise refuse(f"{p.name}: {max(len(raw), p.stat().st_size)} bytes is past the "
+                     f"{max_bytes}-byte limit")
+    return raw
 
 
 def read_yaml_file(path: str | Path, *, max_bytes: int, refuse: type[Exception],
                    what: str) -> Any:
     """Return the value in a YAML (or JSON) file given by a user, else raise `refuse`
-    (one message argument): not a file (`what` says which file to give), over
-    `max_bytes`, nested deeper than YAML_MAX_DEPTH, using aliases, or not UTF-8 YAML."""
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise refuse(f"{str(p)[:200]!r} is not a file: give {what}")
-    size = p.stat().st_size
-    if size > max_bytes:
-        raise refuse(f"{p.name}: {size} bytes is past the {max_bytes}-byte limit")
-    try:
-        text = p.read_text("utf-8")
-        if _bracket_depth(text) > YAML_MAX_DEPTH:
-            raise refuse(f"{p.name} nests too deeply to read (more than {YAML_MAX_DEPTH} "
-                         "brackets)")
-        if any(isinstance(t, yaml.AliasToken) for t in yaml.scan(text)):
-            raise refuse(f"{p.name}: YAML aliases (*name) are refused: write each value out")
-        return yaml.safe_load(text)
-    except RecursionError:
-        raise refuse(f"{p.name} nests too deeply to read") from None
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise refuse(f"{p.name} is not UTF-8 YAML: {str(exc)[:200]}") from None
+    (one message argument): not a file (`what` says which file to give), or any refusal
+    of `load_guarded` (messages name the file by its name)."""
+    raw = read_capped(path, max_bytes=max_bytes, refuse=refuse, what=what)
+    return load_guarded(raw, Path(path).name, refuse=refuse, max_bytes=max_bytes)

@@ -7,7 +7,6 @@ DIR`: by default `<store>/releases` for a store that is a path; a store given as
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -111,8 +110,10 @@ def _security(ctx: typer.Context, acceptance: Path | None) -> dict[str, Any]:
     from ..errors import UsageError
 
     if acceptance is not None:
+        from ..limits import load_json
+
         try:
-            report = json.loads(acceptance.read_text("utf-8"))
+            report = load_json(acceptance.read_bytes(), f"--acceptance {acceptance.name}")
         except (OSError, ValueError) as exc:
             raise UsageError(f"--acceptance {acceptance}: not a readable JSON report "
                              f"({exc})") from None

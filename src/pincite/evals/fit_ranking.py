@@ -48,20 +48,25 @@ def ndcg(ranked: list[str], grades: dict[str, int], k: int = CUTOFF) -> float:
 def load_relevance(data: Path) -> tuple[Path, dict[str, dict[str, int]]]:
     """Return (documents folder, profile file name -> call -> grade) of `data`; raise
     InvalidGold naming the entry that is wrong."""
-    import yaml
+    from ..limits import read_yaml_file
 
     path = data / "relevance.yaml"
     if not path.is_file():
         raise UsageError(f"{data} has no relevance.yaml; give --data a folder of calls "
                          "(see examples/calls)")
-    doc = yaml.safe_load(path.read_text("utf-8")) or {}
-    if doc.get("schema_name") != "pincite.rank-relevance":
+    doc = read_yaml_file(path, max_bytes=1 << 20, refuse=InvalidGold,
+                         what="a relevance.yaml (see examples/calls)") or {}
+    if not isinstance(doc, dict) or doc.get("schema_name") != "pincite.rank-relevance":
         raise InvalidGold(f"{path}: schema_name must be pincite.rank-relevance")
     docs = (data / str(doc.get("docs", "docs"))).resolve()
     if not docs.is_dir() or not docs.is_relative_to(data.resolve()):
         raise InvalidGold(f"{path}: docs must name a folder inside {data}")
     out: dict[str, dict[str, int]] = {}
-    for name, grades in (doc.get("profiles") or {}).items():
+    profiles = doc.get("profiles") or {}
+    if not isinstance(profiles, dict) or not all(isinstance(g or {}, dict)
+                                                 for g in profiles.values()):
+        raise InvalidGold(f"{path}: profiles maps each profile file to call -> grade")
+    for name, grades in profiles.items():
         p = (data / str(name)).resolve()
         if not p.is_file() or p.parent != data.resolve():
             raise InvalidGold(f"{path}: profile {name!r} is not a file beside relevance.yaml")

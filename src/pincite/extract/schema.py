@@ -1,6 +1,7 @@
 """Extraction schemas: which typed fields a case is read for, and how to find them.
 
-`load_schema(path)` reads a YAML or JSON file, validates it with the file-format models of
+`load_schema(path)` reads a YAML or JSON file (through the guarded loader of `limits`:
+size, depth, no aliases, finite numbers), validates it with the file-format models of
 `schema_file.py` (their JSON Schema is `schemas/extraction-schema.json`, generated from
 them) and returns a `Schema` of `FieldSpec`s. A field
 says its type (one canonical JSON value per type, see `FIELD_TYPES`), the trigger terms
@@ -17,12 +18,12 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-import yaml
 from pydantic import ValidationError
 
 from ..errors import InvalidSchema
+from ..limits import YAML_MAX_DEPTH, load_guarded
 from .schema_file import (
     DEFAULT_TAU_FLAG,
     DEFAULT_TAU_SHOW,
@@ -35,10 +36,11 @@ from .schema_file import (
 )
 
 __all__ = ["DEFAULT_TAU_FLAG", "DEFAULT_TAU_SHOW", "ENUM_OTHER", "FIELD_TYPES", "FieldSpec",
-           "Postcondition", "Schema", "load_schema", "parse_postcondition", "schema_from_checks",
-           "schema_from_dict"]
+           "MAX_SCHEMA_BYTES", "Postcondition", "Schema", "load_schema", "parse_postcondition",
+           "schema_from_checks", "schema_from_dict", "schema_from_text"]
 
 ENUM_OTHER = "other"
+MAX_SCHEMA_BYTES = 1024 * 1024  # a schema file or request schema; examples/ are under 40 KB
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,15 +216,24 @@ def schema_from_dict(data: Any, *, digest: str = "", where: str = "") -> Schema:
                   description=doc.description)
 
 
+def schema_from_text(raw: str | bytes, what: str = "the schema", *,
+                     syntax: Literal["yaml", "json"] = "yaml") -> Schema:
+    """Return the schema in YAML or JSON text (a file's content, a request's schema); raise
+    InvalidSchema naming `what`, never a path of the server's (see `load_guarded`)."""
+    data = load_guarded(raw, what, refuse=InvalidSchema, max_bytes=MAX_SCHEMA_BYTES,
+                        max_depth=YAML_MAX_DEPTH, syntax=syntax)
+    body = raw.encode("utf-8") if isinstance(raw, str) else raw
+    return schema_from_dict(data, digest=hashlib.sha256(body).hexdigest(), where=f"{what}: ")
+
+
 def load_schema(path: str | Path) -> Schema:
     """Return the schema in a YAML or JSON file; raise InvalidSchema naming what is wrong."""
     p = Path(path)
+    if p.exists() and not p.is_file():
+        raise InvalidSchema(f"cannot read schema file {p}: not a regular file")
     try:
-        raw = p.read_bytes()
+        with p.open("rb") as f:
+            raw = f.read(MAX_SCHEMA_BYTES + 1)
     except OSError as exc:
         raise InvalidSchema(f"cannot read schema file {p}: {exc.strerror}") from exc
-    try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InvalidSchema(f"{p}: not valid YAML/JSON: {exc}") from exc
-    return schema_from_dict(data, digest=hashlib.sha256(raw).hexdigest(), where=f"{p}: ")
+    return schema_from_text(raw, str(p))

@@ -75,24 +75,28 @@ class FitStatus(StrEnum):
 def fit_schema(tender_schema: str | Path) -> Schema:
     """Return the schema the ranking reads calls with: the tender schema's `TENDER_FIELDS`
     (their own patterns and synonyms) plus `FIT_FIELDS`."""
-    import yaml
-
     from ..errors import InvalidSchema
+    from ..extract.schema import MAX_SCHEMA_BYTES
+    from ..limits import read_yaml_file
 
     p = Path(tender_schema)
-    try:
-        data = yaml.safe_load(p.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InvalidSchema(f"cannot read the tender schema {p}: {exc}") from None
-    fields = {f.get("name"): f for f in (data or {}).get("fields") or () if isinstance(f, dict)}
+    if not p.is_file():
+        raise InvalidSchema(f"cannot read the tender schema {str(p)[:200]!r}: not a file; give "
+                            "the tender schema (examples/tender/schema.yaml)")
+    data = read_yaml_file(p, max_bytes=MAX_SCHEMA_BYTES, refuse=InvalidSchema,
+                          what="the tender schema (examples/tender/schema.yaml)")
+    if not isinstance(data, dict) or not isinstance(data.get("fields") or [], list):
+        raise InvalidSchema(f"{p.name}: a tender schema is a mapping with a list of fields; "
+                            "give the tender schema (examples/tender/schema.yaml)")
+    fields = {f.get("name"): f for f in data.get("fields") or () if isinstance(f, dict)}
     missing = [n for n in TENDER_FIELDS if n not in fields]
     if missing:
-        raise InvalidSchema(f"{p}: the fit ranking reads the field {missing[0]!r}, which this "
+        raise InvalidSchema(f"{p.name}: the fit ranking reads the field {missing[0]!r}, which this "
                             "schema lacks; give the tender schema (examples/tender/schema.yaml)")
     doc = {"name": "tender-fit", "version": 1, "languages": data.get("languages", ["es", "en"]),
            "due_field": "deadline.submission", "defaults": data.get("defaults", {}),
            "fields": [fields[n] for n in TENDER_FIELDS] + FIT_FIELDS}
-    return schema_from_dict(doc, where=f"{p} (fit fields): ")
+    return schema_from_dict(doc, where=f"{p.name} (fit fields): ")
 
 
 def calls_of(source_ids: Sequence[str]) -> dict[str, list[str]]:

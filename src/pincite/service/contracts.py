@@ -9,7 +9,6 @@ user from its arguments.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -158,16 +157,24 @@ def generation(lib: Library, gen_id: str | None, *, check: bool = False) -> dict
 def extract(lib: Library, p: Principal, schema: dict[str, Any] | str, docs: Sequence[str], *,
             case_id: str | None = None) -> dict[str, Any]:
     """`pincite extract DOCS --schema FILE --json`; the schema comes as the file's text
-    (YAML or JSON: the run's schema digest is then the CLI's) or as a JSON object."""
+    (YAML or JSON: the run's schema digest is then the CLI's) or as a JSON object, read by
+    the guarded loader (no aliases, bounded size and depth; messages say "the schema")."""
+    from ..errors import InvalidSchema
+    from ..extract.schema import schema_from_text
     from ..library import records_json
 
     if not docs:
         raise UsageError("give the case's documents")
-    with tempfile.TemporaryDirectory(prefix="pincite-schema-") as tmp:
-        path = Path(tmp) / ("schema.yaml" if isinstance(schema, str) else "schema.json")
-        path.write_text(schema if isinstance(schema, str) else json.dumps(schema),
-                        encoding="utf-8")
-        result = lib.extract(p, path, list(docs), case_id=case_id)
+    if isinstance(schema, str):
+        sch = schema_from_text(schema)
+    else:
+        try:
+            text = json.dumps(schema)  # NaN stays NaN here, and the loader refuses it
+        except (RecursionError, ValueError, TypeError):
+            raise InvalidSchema("the schema nests too deeply or holds a value JSON cannot "
+                                "write: give the schema file's content") from None
+        sch = schema_from_text(text, syntax="json")
+    result = lib.extract(p, sch, list(docs), case_id=case_id)
     return records_json(result.records, run=result.run)
 
 

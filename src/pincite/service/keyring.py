@@ -28,11 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NotFound, Unauthenticated, UsageError
+from ..limits import load_guarded, read_capped
 from ..model import Principal
 from .scopes import Scope, parse_scopes
 
 KEY_PREFIX = "pck_"
 KEYS_FILENAME = "keys.json"
+MAX_KEYS_BYTES = 16 * 1024 * 1024  # some 40,000 keys
 _ID_HEX = 12
 
 
@@ -74,6 +76,34 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+_TEXT_KEYS = ("key_id", "tenant", "user", "secret_sha256", "created_at")
+_KNOWN_KEYS = frozenset({*_TEXT_KEYS, "groups", "scopes", "revoked_at", "note"})
+
+
+def _key_objects(raw: Any, what: str) -> list[dict[str, Any]]:
+    """Return the key objects of a loaded keys file; raise UsageError naming the first
+    entry and sub-key that is missing, unknown or of the wrong type."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("keys", []), list):
+        raise UsageError(f"{what}: not an object with a list of keys")
+    out = raw.get("keys", [])
+    for i, d in enumerate(out):
+        if not isinstance(d, dict):
+            raise UsageError(f"{what}: keys[{i}] is not an object")
+        bad = [k for k in _TEXT_KEYS if not isinstance(d.get(k), str)] \
+            + [k for k in ("groups", "scopes") if not isinstance(d.get(k, []), list)
+               or not all(isinstance(x, str) for x in d.get(k) or ())] \
+            + [k for k in ("revoked_at", "note") if not isinstance(d.get(k), str | None)] \
+            + sorted(str(k) for k in d if k not in _KNOWN_KEYS)
+        if bad:
+            raise UsageError(f"{what}: keys[{i}].{str(bad[0])[:40]} is missing, unknown or "
+                             "of the wrong type")
+    return out
+
+
+def _reason(exc: Exception) -> str:
+    return exc.message if isinstance(exc, UsageError) else str(exc)
+
+
 @dataclass
 class KeyRing:
     """The keys file: create, list, revoke, and authenticate a presented key."""
@@ -90,12 +120,16 @@ class KeyRing:
             self._entries, self._mtime = {}, None
             return self._entries
         if mtime != self._mtime:
+            what = self.path.name
             try:
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
-                entries = {d["key_id"]: KeyEntry.from_json(d) for d in raw.get("keys", [])}
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise UsageError(f"the keys file {self.path} cannot be read ({exc}); restore it "
-                                 "or move it away and create keys again") from None
+                body = read_capped(self.path, max_bytes=MAX_KEYS_BYTES, refuse=UsageError,
+                                   what="the keys file (keys.json)")
+                raw = load_guarded(body, what, max_bytes=MAX_KEYS_BYTES, max_depth=8,
+                                   syntax="json")
+                entries = {d["key_id"]: KeyEntry.from_json(d) for d in _key_objects(raw, what)}
+            except (OSError, ValueError, KeyError, TypeError, UsageError) as exc:
+                raise UsageError(f"the keys file {self.path} cannot be read ({_reason(exc)}); "
+                                 "restore it or move it away and create keys again") from None
             self._entries, self._mtime = entries, mtime
         return self._entries
 

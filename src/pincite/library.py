@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,7 @@ from .model import (
     TextLayer,
     parse_acl_entry,
 )
-from .model.names import check_source_id
+from .model.names import check_name, check_source_id
 from .review.desk import ReviewDesk
 from .store import QuarantineRecord, open_store
 
@@ -137,7 +136,8 @@ class Library(ReviewDesk):
                password: str | None = None, limits: Limits | None = None, sandbox: bool = True,
                publish: bool = True, embedder: Embedder | str | None = None,
                progress: bool = False, on_result: Callable[[IngestResult], None] | None = None,
-               follow_links: bool = False, owner: str | None = None) -> list[IngestResult]:
+               follow_links: bool = False, owner: str | None = None,
+               principal: Principal | None = None) -> list[IngestResult]:
         """Ingest files and directories, then publish an index generation when something
         changed (unless `publish=False`); return one result per file.
 
@@ -146,12 +146,18 @@ class Library(ReviewDesk):
         `Embedder`; default: `$PINCITE_EMBEDDER`, else minilm when installed), as
         `update_index` does. Symbolic links are quarantined unread unless `follow_links`,
         which follows those whose target stays inside the directory given (`walk_inputs`).
-        `owner` is the ingesting user: it owns the sources it creates (it may change their
-        ACLs) and sees the files it had refused.
+
+        `principal` is who writes (of `tenant`): every source id passes the write rule
+        (`sources.authority.authorize_write`) before anything is stored — an existing source
+        it cannot read is NotFound, an ACL change needs its owner or `acl:admin`. `owner`
+        alone stands for the principal `tenant:owner` with no groups. With neither, the
+        caller is the store's operator and may write anything. The writing user owns the
+        sources it creates (it may change their ACLs) and sees the files it had refused.
         """
         from .sources.acquire import walk_inputs
         from .sources.ingest import Ingestor
 
+        writer = _writer(tenant, principal, owner)
         inputs = list(walk_inputs(paths, follow_links=follow_links))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
@@ -164,18 +170,13 @@ class Library(ReviewDesk):
                 raise UsageError(f"file {str(item.path)!r}: {exc.message} (rename the file, or "
                                  f"list it in .pinciteignore)") from None
         results = []
-        with ExitStack() as stack:
-            keep = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=acl,
-                                                limits=limits, sandbox=sandbox, owner=owner))
-            fresh, known = keep, set[str]()
-            if acl is None and new_acl is not None:
-                fresh = stack.enter_context(Ingestor(self.store, tenant=tenant, acl=new_acl,
-                                                     limits=limits, sandbox=sandbox, owner=owner))
-                known = {s.source_id for s in self.store.sources(keep.tenant)}
+        with Ingestor(self.store, tenant=tenant, acl=acl, new_acl=new_acl, limits=limits,
+                      sandbox=sandbox, owner=owner, writer=writer) as ing:
+            for item in inputs:  # the write rule too, before anything is stored
+                ing.authorize(source_id or item.source_id)
             for item in inputs:
-                sid = source_id or item.source_id
-                ing = keep if sid in known else fresh
-                r = ing.ingest_file(item, source_id=sid, password=password)
+                r = ing.ingest_file(item, source_id=source_id or item.source_id,
+                                    password=password)
                 results.append(r)
                 if on_result is not None:
                     on_result(r)
@@ -186,13 +187,17 @@ class Library(ReviewDesk):
     def ingest_bytes(self, data: bytes, *, source_id: str, tenant: str,
                      acl: Sequence[str] | None, name: str | None = None,
                      password: str | None = None, limits: Limits | None = None,
-                     sandbox: bool = True, owner: str | None = None) -> IngestResult:
-        """Ingest one byte string under `source_id` (as the user `owner`, see `ingest`);
-        return what happened. It publishes nothing: call `update_index()` before searching."""
+                     sandbox: bool = True, owner: str | None = None,
+                     new_acl: Sequence[str] | None = None,
+                     principal: Principal | None = None) -> IngestResult:
+        """Ingest one byte string under `source_id` (as `principal` or the user `owner`, see
+        `ingest`); return what happened. It publishes nothing: call `update_index()` before
+        searching."""
         from .sources.ingest import Ingestor
 
-        with Ingestor(self.store, tenant=tenant, acl=acl, limits=limits, sandbox=sandbox,
-                      owner=owner) as ing:
+        with Ingestor(self.store, tenant=tenant, acl=acl, new_acl=new_acl, limits=limits,
+                      sandbox=sandbox, owner=owner,
+                      writer=_writer(tenant, principal, owner)) as ing:
             return ing.ingest(data, source_id=source_id, path=name or source_id, name=name,
                               password=password)
 
@@ -271,12 +276,23 @@ class Library(ReviewDesk):
         """Replace the ACL of a source; return the updated source. The principal must be
         the source's owner or hold `acl:admin` (`Forbidden`); one that cannot read the
         source gets `NotFound` (see `cite.resolve.administered_source`)."""
-        administered_source(self.store, principal, source_id)
+        from .sources.authority import authorize_write
+
         acl = tuple(sorted({parse_acl_entry(e) for e in entries}))
+        authorize_write(self.store, principal, source_id, acl=acl, must_exist=True)
+        administered_source(self.store, principal, source_id)  # even for the ACL it has
         self.store.set_acl(principal.tenant, source_id, acl)
         src = self.store.source(principal.tenant, source_id)
         assert src is not None
         return src
+
+    def check_write(self, principal: Principal, source_id: str, *,
+                    acl: Sequence[str] | None = None) -> Source | None:
+        """Return the existing source `principal` may write (None: a new id it may create);
+        raise NotFound / Forbidden by the one write rule (`sources.authority`)."""
+        from .sources.authority import authorize_write
+
+        return authorize_write(self.store, principal, check_source_id(source_id), acl=acl)
 
     def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
         """Return the store's check report, having reclaimed debris of interrupted writes."""
@@ -451,13 +467,24 @@ class Library(ReviewDesk):
         return extract_facts(layer, rev.doc_id, types=list(types) if types else None)
 
     def ingest_upload(self, path: Path, *, name: str, source_id: str, tenant: str, acl: Sequence[str] | None,
-                      new_acl: Sequence[str] | None = None, owner: str | None = None) -> IngestResult:
-        """Ingest the upload `name` the service spooled to `path`; acl/new_acl as `ingest`; no publish."""
+                      new_acl: Sequence[str] | None = None, owner: str | None = None,
+                      principal: Principal | None = None) -> IngestResult:
+        """Ingest the upload `name` the service spooled to `path`; acl/new_acl/principal as
+        `ingest`; no publish."""
         from .sources.acquire import Input
         from .sources.ingest import Ingestor
-        keep = acl is not None or self.store.source(tenant, check_source_id(source_id)) is not None
-        with Ingestor(self.store, tenant=tenant, acl=acl if keep else new_acl, owner=owner) as ing:
+
+        with Ingestor(self.store, tenant=tenant, acl=acl, new_acl=new_acl, owner=owner,
+                      writer=_writer(tenant, principal, owner)) as ing:
             return ing.ingest_file(Input(Path(name), source_id, path), source_id=source_id)
+
+
+def _writer(tenant: str, principal: Principal | None, owner: str | None) -> Principal | None:
+    """Return who writes an ingest: the principal given, else `tenant:owner`, else None (the
+    store's operator)."""
+    if principal is not None:
+        return principal
+    return None if owner is None else Principal(check_name("tenant", tenant), owner)
 
 
 def _embedder(embedder: Embedder | str | None) -> Embedder | None:

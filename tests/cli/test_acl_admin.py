@@ -37,7 +37,7 @@ def test_a_reader_cannot_widen_an_acl_the_owner_and_an_admin_can(lib):
     assert lib.set_acl(admin, "c.txt", ["group:legal"]).acl == ("group:legal",)
     assert lib.store.source("acme", "c.txt").owner == "olga"  # a revision keeps the owner
     lib.ingest_bytes(TEXT + b"v2", source_id="c.txt", tenant="acme", acl=None, sandbox=False,
-                     owner="rita")
+                     principal=reader)  # a reader may revise; the source keeps its owner
     assert lib.store.source("acme", "c.txt").owner == "olga"
 
 
@@ -67,7 +67,7 @@ def test_quarantine_listing_follows_the_read_rule(lib, tmp_path: Path):
     # a later revision of the secret source is refused; so is a file that never became one
     bad = b"%PDF-1.4 not really a pdf"
     lib.ingest_bytes(bad, source_id="secret.txt", tenant="acme", acl=None, sandbox=False,
-                     name="secret.pdf", owner="olga")
+                     name="secret.pdf", principal=Principal.parse("acme:olga:legal"))
     lib.ingest_bytes(bad, source_id="draft.pdf", tenant="acme", acl=["*"], sandbox=False,
                      name="draft.pdf", owner="olga")
     ids = lambda p: sorted(q.source_id for q in lib.quarantined(Principal.parse(p)))  # noqa: E731

@@ -94,6 +94,10 @@ def ingest(
 
             raise UsageError(f"--as {as_} is a principal of tenant {who.tenant!r}, not of "
                              f"{tenant!r}: give --tenant {who.tenant} or an --as of {tenant!r}")
+        if who.tenant != tenant:  # no --as: the local user (or $PINCITE_AS's) in --tenant
+            from ..model import Principal
+
+            who = Principal(tenant, who.subject, who.groups)
         if async_:
             _enqueue_ingest(lib, store, who, paths, tenant, acl_given, source_id, password,
                             not no_publish, embedder, follow_links, limits, json_)
@@ -108,7 +112,7 @@ def ingest(
             return lib.ingest(paths, tenant=tenant, acl=acl_given,
                               new_acl=None if acl_given else ["*"], source_id=source_id,
                               password=password, publish=False, on_result=on_result,
-                              follow_links=follow_links, owner=who.subject, limits=limits)
+                              follow_links=follow_links, principal=who, limits=limits)
 
         if json_:
             results = run(lambda r: emit(r.to_dict()))

@@ -141,11 +141,14 @@ class Case:
         return None
 
 
+DEFAULT_CASE_PREFIX = "case-"
+
+
 def case_id_for(revs: Sequence[Revision]) -> str:
     """Return the default case id: a digest of the source ids (not the revisions, so a
     corrected document stays the same case)."""
     key = "\x00".join(sorted(r.source_id for r in revs))
-    return "case-" + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
+    return DEFAULT_CASE_PREFIX + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
 
 
 def case_guard(store: Store, principal: Principal, case_id: str) -> Callable[[set[str]], None]:
@@ -180,6 +183,13 @@ def load_case(store: Store, principal: Principal, docs: Sequence[str],
         lang = guess_lang(loaded.text)
         facts = extract_facts(loaded.layer, rev.doc_id, lang=lang)
         out.append(CaseDoc(i, rev, loaded, facts, fold(loaded.text), lang))
-    case_id = case_id or case_id_for([d.rev for d in out])
+    default = case_id_for([d.rev for d in out])
+    if case_id is not None and case_id != default and case_id.startswith(DEFAULT_CASE_PREFIX):
+        # a default id is derived from its documents and claimable by no one else: pre-
+        # claiming another case's default id would lock its readers out of it
+        raise UsageError(f"case ids that begin {DEFAULT_CASE_PREFIX!r} are the ids pincite "
+                         "derives from a case's documents: choose another --case-id, or give "
+                         "none to use this case's own")
+    case_id = case_id or default
     case_guard(store, principal, case_id)(store.case_source_ids(principal.tenant, case_id))
     return Case(case_id, out, verifier, principal)

@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cite.resolve import visible_source
 from ..embed import EmbeddingSpace, input_sha256
 from ..errors import NotFound
 from ..model import Principal, acl_allows, timestamp
+from ..sources.authority import authorize_write
 from ..store import Store
 from .generations import chunk_list_digest
 
@@ -50,7 +50,10 @@ def delete_source(store: Store, principal: Principal, source_id: str, *,
                   purge: bool = False) -> DeleteResult:
     """Delete a source the principal can read (NotFound otherwise); purge its bytes if asked."""
     at = timestamp()
-    src = visible_source(store, principal, source_id)
+    try:  # the one write rule: a source it cannot read is NotFound, like a missing one
+        src = authorize_write(store, principal, source_id, must_exist=True)
+    except NotFound:
+        src = None
     if src is not None:
         revs = store.revisions(principal.tenant, source_id)
         through = max((_seq(r.revision_id) for r in revs), default=0)

@@ -19,6 +19,7 @@ from ..errors import NotFound, UsageError
 from ..limits import Limits
 from ..model import Principal, check_name, parse_acl_entry
 from ..model.names import check_source_id
+from ..sources.authority import authorize_write
 from .engine import (
     APP_VERSION,
     EXTRACT_WORKFLOW,
@@ -81,15 +82,17 @@ class RunBook:
         if not inputs:
             raise UsageError("no file to ingest among the paths given")
         items = []
-        for item in inputs:
+        for item in inputs:  # the write rule now; a worker asks it again before storing
             sid = check_source_id(source_id or item.source_id)
+            authorize_write(self.store, principal, sid, acl=acl)
             items.append({"path": str(Path(item.path).absolute()), "source_id": sid,
                           "name": item.path.name,
                           "read_from": None if item.read_from is None
                           else str(Path(item.read_from).resolve()),
                           "reason": item.reason, "detail": item.detail})
         spec: dict[str, Any] = {
-            "tenant": tenant, "owner": principal.subject, "inputs": items,
+            "tenant": tenant, "owner": principal.subject, "groups": list(principal.groups),
+            "inputs": items,
             "acl": None if acl is None else sorted({parse_acl_entry(a) for a in acl}),
             "new_acl": None if new_acl is None else sorted({parse_acl_entry(a) for a in new_acl}),
             "limits": limits or Limits(), "sandbox": sandbox, "publish": publish,

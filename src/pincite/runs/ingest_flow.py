@@ -35,9 +35,17 @@ from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS
 
-from ..errors import GenerationInvalid, InputChanged, ParseFailure, UsageError
+from ..errors import (
+    Forbidden,
+    GenerationInvalid,
+    InputChanged,
+    NotFound,
+    ParseFailure,
+    UsageError,
+)
 from ..limits import Limits
-from ..model import MEDIA_TYPES, TextLayer, timestamp
+from ..model import MEDIA_TYPES, Principal, TextLayer, timestamp
+from ..sources.authority import authorize_write
 from ..store import QuarantineRecord, Store
 from ..vocab import GenerationState, IngestStatus, RunStep
 from .engine import INGEST_WORKFLOW
@@ -99,7 +107,8 @@ def _acquire(spec: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
         return {**base, "failure": [item.get("reason") or "symlink", item.get("detail") or ""],
                 "size": 0}
     try:
-        opened = open_bounded(Path(item["read_from"]), limits.max_bytes)
+        # resolved when the run was enqueued: a link in it now was swapped in since
+        opened = open_bounded(Path(item["read_from"]), limits.max_bytes, links_in_path=False)
     except ParseFailure as f:
         return {**base, "failure": [f.reason, f.detail], "size": 0}
     except UsageError as e:  # the file is gone or unreadable: nothing to store or quarantine
@@ -164,6 +173,10 @@ def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
     tenant, sid = spec["tenant"], acq["source_id"]
     base: dict[str, Any] = {"path": acq["path"], "source_id": sid,
                             "doc_sha256": acq.get("sha256"), "doc_id": None}
+    try:  # the write rule again: the source may have changed since the run was enqueued
+        authorize_write(store, _writer(spec), sid, acl=spec.get("acl"))
+    except (NotFound, Forbidden) as e:
+        return {**base, "status": "failed", "reason": e.code, "detail": e.message}
     existing = store.source(tenant, sid)
     acl = spec.get("acl")
     if acl is None and existing is None:
@@ -199,6 +212,12 @@ def _store(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any],
     return {**base, "status": status.value, "doc_id": rev.doc_id, "revision_id": rev.revision_id,
             "media_type": rev.media_type, "flags": list(rev.flags),
             "epoch": store.tenant_rev_epochs().get(tenant, 0)}
+
+
+def _writer(spec: dict[str, Any]) -> Principal:
+    """Return the principal who enqueued the run (runs enqueued before `groups` was
+    recorded carry none)."""
+    return Principal(spec["tenant"], spec["owner"], tuple(spec.get("groups") or ()))
 
 
 def _quarantine_once(store: Store, spec: dict[str, Any], acq: dict[str, Any],

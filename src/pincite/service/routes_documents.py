@@ -127,6 +127,8 @@ def register(app: Any, served: "Served", caller: Any) -> None:
 
         check_source_id(source_id)
         acl_given = [parse_acl_entry(a) for a in acl] if acl else None
+        # the write rule before the body is read (and again when the upload is stored)
+        await run_in_threadpool(lib.check_write, p, source_id, acl=acl_given)
         name = os.path.basename(source_id) or "upload"
         spool = Path(tempfile.mkdtemp(prefix="pincite-upload-", dir=served.config.upload_dir))
         try:
@@ -134,7 +136,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
             result = await run_in_threadpool(
                 lib.ingest_upload, spool / name, name=source_id, source_id=source_id,
                 tenant=p.tenant, acl=acl_given, new_acl=None if acl_given else ["*"],
-                owner=p.subject)
+                principal=p)
         finally:
             shutil.rmtree(spool, ignore_errors=True)
         if publish and result.status != "quarantined":

@@ -138,16 +138,21 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
         return f.read_all()
 
 
-def open_bounded(path: Path, max_bytes: int) -> SourceFile:
+def open_bounded(path: Path, max_bytes: int, *, links_in_path: bool = True) -> SourceFile:
     """Return the regular file `path` opened for reading (no byte read yet); raise
     ParseFailure as `read_bounded` does before it reads: `symlink`, `unsupported_type`, or
-    `over_limit` when `fstat` says it is over `max_bytes`."""
+    `over_limit` when `fstat` says it is over `max_bytes`.
+
+    The last component is never followed if it is a link. With `links_in_path=False` no
+    component is (the path must be absolute and resolved): each folder is opened from the
+    one before it with O_NOFOLLOW, so a folder swapped for a link after the path was
+    resolved (an async ingest's file, read later by a worker) is `symlink`, not followed."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags) if links_in_path else _open_without_links(path, flags)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ParseFailure(QuarantineReason.SYMLINK, f"{path.name} became a symbolic link "
+            raise ParseFailure(QuarantineReason.SYMLINK, f"{path.name} (or a folder of its path) became a symbolic link "
                                "before it was read; it is not followed") from None
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     try:
@@ -162,6 +167,29 @@ def open_bounded(path: Path, max_bytes: int) -> SourceFile:
         os.close(fd)
         raise
     return SourceFile(path, fd, st, max_bytes)
+
+
+def _open_without_links(path: Path, flags: int) -> int:
+    """Return a descriptor of `path` opened with `flags`, no component of it followed if it
+    is a symbolic link (ELOOP / ENOTDIR otherwise, as `os.open` raises them)."""
+    if not path.is_absolute():
+        raise UsageError(f"cannot read {path}: a resolved absolute path is needed")
+    walk = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    parent = os.open("/", walk)
+    try:
+        for part in path.parts[1:-1]:
+            try:
+                nxt = os.open(part, walk, dir_fd=parent)
+            except OSError as exc:  # a link where a folder was: ELOOP or ENOTDIR
+                if exc.errno == errno.ENOTDIR and stat.S_ISLNK(
+                        os.stat(part, dir_fd=parent, follow_symlinks=False).st_mode):
+                    raise OSError(errno.ELOOP, "a folder of the path is a symbolic link") from None
+                raise
+            os.close(parent)
+            parent = nxt
+        return os.open(path.name, flags, dir_fd=parent)
+    finally:
+        os.close(parent)
 
 
 class SourceFile:

@@ -17,13 +17,14 @@ from typing import Any
 from .. import faults
 from ..errors import ParseFailure, UsageError
 from ..limits import Limits
-from ..model import MEDIA_TYPES, Revision, TextLayer, check_name, parse_acl_entry, timestamp
+from ..model import MEDIA_TYPES, Principal, Revision, TextLayer, check_name, timestamp
 from ..model.names import check_source_id
 from ..parse import parser_id
 from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store
 from ..vocab import ElementKind, IngestStatus, LayerFlag
 from .acquire import Input, open_bounded
+from .authority import authorize_write, canonical_acl
 from .bodies import Body, InMemory, parse_body, read_body, stored_body
 from .inspect import inspect
 from .sandbox import ParserSandbox
@@ -66,13 +67,26 @@ class Ingestor:
 
     def __init__(self, store: Store, *, tenant: str, acl: Sequence[str] | None,
                  limits: Limits | None = None, sandbox: bool = True,
-                 owner: str | None = None, stream_from: int = STREAM_FROM) -> None:
+                 owner: str | None = None, stream_from: int = STREAM_FROM,
+                 writer: Principal | None = None, new_acl: Sequence[str] | None = None) -> None:
         self.store = store
         self.tenant = check_name("tenant", tenant)
         # the ingesting user: recorded as the owner of the sources it creates and of the
         # files it refuses (None: nobody, only an acl:admin may change those ACLs)
         self.owner = None if owner is None else check_name("user", owner)
-        self.acl = None if acl is None else tuple(sorted({parse_acl_entry(a) for a in acl}))
+        # who writes: every input passes the write rule (`authority.authorize_write`) as
+        # this principal before anything of it is read or stored. None: the store's
+        # operator (evals, the Python API without a principal), who may write anything.
+        if writer is not None and writer.tenant != self.tenant:
+            raise UsageError(f"principal {writer} is of tenant {writer.tenant!r}, not "
+                             f"{self.tenant!r}: ingest as a principal of {self.tenant!r}")
+        self.writer = writer
+        if writer is not None and self.owner is None:
+            self.owner = writer.subject
+        # `acl` replaces the ACL of every source written (an ACL change on an existing one);
+        # `new_acl` is given only to sources this ingest creates, existing ones keep theirs
+        self.acl = canonical_acl(acl)
+        self.new_acl = canonical_acl(new_acl)
         self.limits = limits or Limits()
         self._sandbox = ParserSandbox(self.limits) if sandbox else None
         self.stream_from = stream_from
@@ -95,24 +109,34 @@ class Ingestor:
 
     def ingest(self, data: bytes, *, source_id: str, path: str, name: str | None = None,
                password: str | None = None) -> IngestResult:
-        """Ingest one input; return what happened (quarantine is a result, not an error)."""
-        source_id = check_source_id(source_id)
+        """Ingest one input; return what happened (quarantine is a result, not an error).
+        Raises NotFound for an existing source the writer cannot read (`authorize`)."""
+        source_id = self.authorize(source_id)
         at = timestamp()
         if len(data) > self.limits.max_bytes:
             return self._quarantine(source_id, path, None, len(data), "over_limit",
                                     f"{len(data)} bytes is over the {self.limits.max_bytes}-byte limit", at)
         return self._ingest(InMemory(data), source_id, path, name, password, at)
 
+    def authorize(self, source_id: str) -> str:
+        """Return the checked source id once the writer may write it with this ingestor's
+        ACL; raise NotFound / Forbidden as `authority.authorize_write` does."""
+        source_id = check_source_id(source_id)
+        if self.writer is not None:
+            authorize_write(self.store, self.writer, source_id, acl=self.acl)
+        return source_id
+
     def _ingest(self, body: Body, source_id: str, path: str, name: str | None,
                 password: str | None, at: str) -> IngestResult:
         sha = body.sha256
         existing = self.store.source(self.tenant, source_id)
-        if existing is None and self.acl is None:
+        acl = self.acl if self.acl is not None or existing is not None else self.new_acl
+        if existing is None and acl is None:
             raise UsageError(f"source {source_id!r} is new: give it an ACL (missing ACL = invisible)")
         latest = self.store.latest_revision(self.tenant, source_id)
         if latest is not None and latest.sha256 == sha:
-            if existing is not None and self.acl is not None and existing.acl != self.acl:
-                self.store.set_acl(self.tenant, source_id, self.acl)
+            if existing is not None and acl is not None and existing.acl != acl:
+                self.store.set_acl(self.tenant, source_id, acl)
             return IngestResult(path, source_id, IngestStatus.UNCHANGED, latest.revision_id, sha,
                                 latest.media_type, flags=latest.flags)
         try:
@@ -129,7 +153,7 @@ class Ingestor:
         faults.hit("ingest.after_blob")
         rev, status = self.store.commit_revision(
             tenant=self.tenant, source_id=source_id, sha256=sha,
-            media_type=MEDIA_TYPES[found.kind], size=body.size, at=at, acl=self.acl,
+            media_type=MEDIA_TYPES[found.kind], size=body.size, at=at, acl=acl,
             flags=flags, layer=layer, owner=self.owner,
         )
         faults.hit("ingest.after_commit")
@@ -146,7 +170,7 @@ class Ingestor:
         parsed by the sandbox worker from the descriptor it is lent, and copied into the
         blob store in chunks — with the same results. A file written to in the meantime
         raises InputChanged and stores nothing."""
-        sid = check_source_id(source_id or item.source_id)
+        sid = self.authorize(source_id or item.source_id)
         if item.read_from is None:
             return self.refuse(sid, str(item.path), item.reason or "symlink", item.detail or "")
         try:
@@ -162,10 +186,11 @@ class Ingestor:
 
     def refuse(self, source_id: str, path: str, reason: str, detail: str) -> IngestResult:
         """Record in quarantine an input refused before its bytes were read."""
+        source_id = self.authorize(source_id)
         size = 0
         with contextlib.suppress(OSError):
             size = os.lstat(path).st_size
-        return self._quarantine(check_source_id(source_id), path, None, size, reason, detail,
+        return self._quarantine(source_id, path, None, size, reason, detail,
                                 timestamp())
 
     def _quarantine(self, source_id: str, path: str, sha: str | None, size: int, reason: str,

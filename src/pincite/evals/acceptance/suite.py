@@ -29,6 +29,7 @@ from .revisions import run_revisions
 from .scoreboard import Scoreboard
 from .size_limits import run_limits
 from .symlinks import run_symlinks
+from .write_authz import run_write_authz
 
 
 def run_hostile(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size, seed: int,
@@ -41,6 +42,7 @@ def run_hostile(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size, 
 Group = Callable[..., None]  # (board, workspace, drivers, size, seed, **options) -> None
 GROUPS: dict[str, Group] = {
     "AUTHZ": run_authz,
+    "WRITE AUTHZ": run_write_authz,
     "NONINTERF": run_noninterference,
     "DELETION": run_erasure,
     "REVISIONS": run_revisions,

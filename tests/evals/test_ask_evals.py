@@ -140,3 +140,30 @@ def test_ask_eval_commands_refuse_bad_input(tmp_path: Path):
     r = invoke("eval", "ask-tatqa", "--data", str(data), "--embedder", "hash", "--folds", "3",
                "--store", str(tmp_path / "s"))
     assert r.returncode != 0 and "--folds" in r.stderr
+
+
+def test_ask_cuad_asks_every_phrasing_of_a_questions_file(tmp_path: Path):
+    from pincite.evals.ask_cuad import run_ask_cuad
+
+    data = shared_path("cuad/dev")
+    small = min((data / "full_contract_pdf").iterdir(), key=lambda p: p.stat().st_size).name
+    qfile = tmp_path / "q.json"
+    phrasings = {"Governing Law": ["formal|Which jurisdiction's law governs this contract?",
+                                   "casual|what law applies here"],
+                 "Parties": ["Who signed this deal?"]}
+    qfile.write_text(json.dumps(phrasings), encoding="utf-8")
+    out = run_ask_cuad(data, store_url=str(tmp_path / "store"), embedder="hash", only=[small],
+                       questions=qfile)
+    rows = out["by_phrasing"]
+    assert [(r["category"], r["phrasing"], r["style"]) for r in rows] == [
+        ("Governing Law", "Which jurisdiction's law governs this contract?", "formal"),
+        ("Governing Law", "what law applies here", "casual"),
+        ("Parties", "Who signed this deal?", "")]
+    for k in ("answered_right", "answered_wrong", "abstained_right", "answerable"):
+        assert sum(r[k] for r in rows) == out[k]  # the totals count every phrasing asked
+    assert out["answerable"] + out["unanswerable"] == 3  # one contract, three phrasings
+    assert set(out["by_style"]) == {"formal", "casual", ""}
+    qfile.write_text(json.dumps({"No Such Category": ["What?"]}), encoding="utf-8")
+    r = invoke("eval", "ask-cuad", "--data", str(data), "--embedder", "hash",
+               "--questions", str(qfile), "--store", str(tmp_path / "s2"))
+    assert r.returncode != 0 and "unknown category" in r.stderr

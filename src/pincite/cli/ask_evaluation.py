@@ -89,12 +89,31 @@ AskFoldsOpt = Annotated[int | None, typer.Option(
     "the other folds, figures fit beside held out.")]
 AskEmbedderOpt = Annotated[str | None, typer.Option(
     "--embedder", help="minilm or hash (default: $PINCITE_EMBEDDER, else minilm when installed).")]
+AskQuestionsOpt = Annotated[Path | None, typer.Option(
+    "--questions", help="A JSON file {category or kind: [phrasing, ...]} (a phrasing may start "
+    "'STYLE|'): every phrasing is asked; --json adds by_phrasing and by_style.")]
+
+
+def _style_table(result: dict) -> None:
+    """Print the figures of each phrasing style (with --questions)."""
+    styles = result.get("by_style")
+    if not styles:
+        return
+    typer.echo(f"by style ({result.get('phrasings', 0)} phrasings)")
+    for style, r in styles.items():
+        answered = r["answered_right"] + r["answered_wrong"]
+        wrong = f"{r['wrong_rate']:.3f}" if r["wrong_rate"] is not None else "    -"
+        right = f"{r['right_rate']:.3f}" if r["right_rate"] is not None else "    -"
+        typer.echo(f"  {style or '(none)':12} answerable {r['answerable']:5d}  right {right}  "
+                   f"answered {answered:5d}  wrong {wrong}  abstained right "
+                   f"{r['abstained_right']}/{r['unanswerable']}")
 
 
 def eval_ask_cuad(
     data: Annotated[Path, typer.Option("--data", help="A CUAD split folder (derived_spans.jsonl, full_contract_pdf/).")],
     folds: AskFoldsOpt = None,
     embedder: AskEmbedderOpt = None,
+    questions: AskQuestionsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -105,12 +124,14 @@ def eval_ask_cuad(
     from ..evals.ask_cuad import run_ask_cuad
 
     with errors():
-        result = run_ask_cuad(data, store_url=store, embedder=embedder, folds=folds)
+        result = run_ask_cuad(data, store_url=store, embedder=embedder, folds=folds,
+                              questions=questions)
     if json_:
         emit(result)
         return
     typer.echo(f"ask-cuad: {result['documents']} contracts, policy {result['policy']}")
     _ask_table(result)
+    _style_table(result)
 
 
 def eval_ask_tatqa(

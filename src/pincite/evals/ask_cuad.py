@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import QuoteNotFound, UsageError
 from ..vocab import IngestStatus
 from .ask_scoring import Outcome, by_category, check_folds, count, grid_policies, rates, refit
+from .phrasings import Phrasing, load_phrasings, phrasing_tables
 
 if TYPE_CHECKING:
     from ..ask.answer import AskResult
@@ -101,9 +102,13 @@ def right(cited: Span, gold: list[Span]) -> bool:
 
 
 def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None = None,
-                 folds: int | None = None, only: list[str] | None = None) -> dict[str, Any]:
+                 folds: int | None = None, only: list[str] | None = None,
+                 questions: Path | None = None) -> dict[str, Any]:
     """Ingest a CUAD split's PDFs, ask every category of every contract; return the figures
-    (with `folds`, the fit and held-out figures per fold). `only` keeps some PDF names."""
+    (with `folds`, the fit and held-out figures per fold). `only` keeps some PDF names.
+    With `questions` (a phrasings file, `evals.phrasings`), every phrasing of a category is
+    asked in place of `QUESTIONS` (categories the file does not name are not asked), the
+    totals count every (pair, phrasing), and `by_phrasing` / `by_style` are added."""
     from ..ask.answer import answer_from, candidates
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
@@ -115,7 +120,10 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     from .cuad import load_gold
 
     data = Path(data)
-    gold = [g for g in load_gold(data) if only is None or g.file in only]
+    asked = (load_phrasings(questions, QUESTIONS) if questions is not None else
+             {c: [Phrasing(c, q)] for c, q in QUESTIONS.items()})
+    gold = [g for g in load_gold(data) if (only is None or g.file in only)
+            and (questions is None or g.category in asked)]
     missing = sorted({g.category for g in gold} - set(QUESTIONS))
     if missing:
         raise UsageError(f"no question written for CUAD categories: {', '.join(missing)}")
@@ -130,6 +138,7 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     principal = Principal.parse("eval:evaluator")
     seconds: dict[str, float] = {}
     rows: list[dict[str, Any]] = []
+    by_phrasing: list[tuple[Phrasing, Outcome]] = []
     per_doc: dict[str, dict[tuple[float, float], list[Outcome]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store")
@@ -153,14 +162,18 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
                     rows.append(_row(pair, [], None, None))
                     continue
                 spans = _located(verifier, pair)
-                found = candidates(store, QUESTIONS[pair.category], principal,
-                                   filters={"source_ids": [pair.file]}, policy=shipped)
-                answer = answer_from(found, shipped)
-                rows.append(_row(pair, spans, answer, _cited(answer)))
-                for key, pol in policies.items():
-                    cited = _cited(answer_from(found, pol))
-                    per_doc[pair.file][key].append(
-                        (pair.has_clause, cited is not None, cited is not None and right(cited, spans)))
+                for ph in asked[pair.category]:
+                    found = candidates(store, ph.text, principal,
+                                       filters={"source_ids": [pair.file]}, policy=shipped)
+                    answer = answer_from(found, shipped)
+                    row = _row(pair, spans, answer, _cited(answer))
+                    rows.append({**row, "phrasing": ph.text})
+                    by_phrasing.append((ph, row["outcome"]))
+                    for key, pol in policies.items():
+                        cited = _cited(answer_from(found, pol))
+                        per_doc[pair.file][key].append(
+                            (pair.has_clause, cited is not None,
+                             cited is not None and right(cited, spans)))
             seconds["ask"] = round(time.perf_counter() - t0, 2)
         finally:
             store.close()
@@ -171,10 +184,12 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
         "categories": by_category((r["category"], r["outcome"]) for r in rows),
         "unlocated_gold": sum(r["unlocated"] for r in rows),
         "wrong_examples": [
-            {k: r[k] for k in ("file", "category", "quote", "answerable")}
+            {k: r[k] for k in ("file", "category", "phrasing", "quote", "answerable")}
             for r in rows if r["outcome"][1] and not r["outcome"][2]][:40],
         "seconds": seconds,
     }
+    if questions is not None:
+        result.update(phrasing_tables(by_phrasing, asked))
     if folds:
         result["folds"] = refit(per_doc, folds, shipped)
     return result

@@ -167,3 +167,26 @@ def test_ask_cuad_asks_every_phrasing_of_a_questions_file(tmp_path: Path):
     r = invoke("eval", "ask-cuad", "--data", str(data), "--embedder", "hash",
                "--questions", str(qfile), "--store", str(tmp_path / "s2"))
     assert r.returncode != 0 and "unknown category" in r.stderr
+
+
+def test_ask_tatqa_fills_kind_templates_from_the_answering_cells(tmp_path: Path):
+    data = tmp_path / "tatqa"
+    data.mkdir()
+    other = [["Staff (number)", "2025", "2024"], ["Drivers", "42", "40"]]
+    staff = [_q(1, "How many drivers were on the staff in 2025?", ["42"], "table")]
+    (data / "own.json").write_text(json.dumps([_context("a", TABLE), _context("c", other, staff)]),
+                                   encoding="utf-8")
+    qfile = tmp_path / "kinds.json"
+    qfile.write_text(json.dumps({"value_of_item_in_year": [
+        "formal|What was the amount reported for {item} in {year}?",
+        "casual|{item} {year}?"], "change": ["How did {item} change from {year} to {year2}?"]}),
+        encoding="utf-8")
+    out = run_ask_tatqa(data, store_url=str(tmp_path / "store"), embedder="hash",
+                        questions_file=qfile)
+    rows = out["by_phrasing"]
+    assert [r["style"] for r in rows] == ["formal", "casual", ""]
+    assert rows[2]["answerable"] + rows[2]["unanswerable"] == 0  # {year2}: not asked
+    # three answering cells (fuel 2025, maintenance 2024, drivers 2025), two phrasings each
+    assert (out["answerable"], rows[0]["answerable"]) == (6, 3)
+    assert out["unanswerable"] >= 2 and out["answered_wrong"] == 0
+    assert out["answered_right"] >= 2

@@ -138,22 +138,29 @@ def eval_ask_tatqa(
     data: Annotated[Path, typer.Option("--data", help="A folder of TAT-QA *.json files (e.g. the dev split).")],
     folds: AskFoldsOpt = None,
     embedder: AskEmbedderOpt = None,
+    questions: AskQuestionsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Ask TAT-QA's table-span questions of each rendered table; count cells cited right and wrong and abstentions.
+
+    With --questions, the file's templates over {item} and {year} are asked instead, filled
+    from each answering cell's row label and column header (and, unanswerable, with a row
+    label another table holds).
 
     Example: pincite eval ask-tatqa --data ../shared/data/tatqa/dev --folds 5 --json
     """
     from ..evals.ask_tatqa import run_ask_tatqa
 
     with errors():
-        result = run_ask_tatqa(data, store_url=store, embedder=embedder, folds=folds)
+        result = run_ask_tatqa(data, store_url=store, embedder=embedder, folds=folds,
+                               questions_file=questions)
     if json_:
         emit(result)
         return
     typer.echo(f"ask-tatqa: {result['tables']} tables, policy {result['policy']}")
     _ask_table(result)
+    _style_table(result)
 
 
 def eval_injection(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from typing import Any
 from ..errors import UsageError
 from ..vocab import IngestStatus
 from .ask_scoring import Outcome, by_category, check_folds, count, grid_policies, rates, refit
+from .phrasings import Phrasing, load_phrasings, phrasing_tables
 
 _STRIP = re.compile(r"[\s$,%()]")
 _SCALE_WORDS = {"thousand": ("thousands", "thousand"), "million": ("millions", "million"),
@@ -71,10 +73,66 @@ def questions(ctx: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
     return out
 
 
+SLOTS = re.compile(r"\{(\w+)\}")
+FILLED = {"item", "year"}  # the slots one cell fills: its row label and its column header
+
+
+def cell_questions(contexts: list[dict[str, Any]], asked: dict[str, list[Phrasing]]
+                   ) -> list[tuple[dict[str, Any], dict[str, Any], bool, Phrasing]]:
+    """Return (context, question, answerable, phrasing) for every phrasing template whose
+    slots are `{item}` and `{year}` only, filled from each cell that answers a table-span
+    question of the dataset (its row label and column header: answerable, the cell's text
+    the gold) and, once per table, with a row label of another table that this table does
+    not hold (unanswerable: the page does not state it)."""
+    cells = [(ctx, *hit) for ctx in contexts for q, ok in questions(ctx) if ok
+             for hit in [_gold_cell(ctx["table"]["table"], q)] if hit is not None]
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    labels = sorted({item for _c, item, _y, _g in cells})
+    for ctx, item, year, gold in cells:
+        uid = ctx["table"]["uid"]
+        if (uid, item, year) in seen:
+            continue
+        seen.add((uid, item, year))
+        held = {normalise(c) for row in ctx["table"]["table"] for c in row}
+        stranger = next((x for x in labels[zlib.crc32(uid.encode()) % max(1, len(labels)):] + labels
+                         if normalise(x) not in held), None)
+        for phrasings in asked.values():
+            for ph in phrasings:
+                if not set(SLOTS.findall(ph.text)) <= FILLED:
+                    continue
+                out.append((ctx, {"question": ph.text.format(item=item, year=year),
+                                  "answer": [gold], "scale": ""}, True, ph))
+                if stranger is not None and (uid, "", year) not in seen:
+                    out.append((ctx, {"question": ph.text.format(item=stranger, year=year),
+                                      "answer": [""], "scale": ""}, False, ph))
+        seen.add((uid, "", year))
+    return out
+
+
+def _gold_cell(table: list[list[Any]], q: dict[str, Any]) -> tuple[str, str, str] | None:
+    """Return (row label, column header, cell text) of the cell holding `q`'s gold answer,
+    or None when no one cell with both a label and a header holds it."""
+    gold = normalise(q["answer"][0] if isinstance(q["answer"], list) else q["answer"],
+                     q.get("scale") or "")
+    for r, row in enumerate(table):
+        for c, cell in enumerate(row):
+            if c == 0 or normalise(cell) != gold:
+                continue
+            item = str(row[0]).strip()
+            year = next((str(table[h][c]).strip() for h in range(r) if str(table[h][c]).strip()),
+                        "")
+            if item and year and "{" not in item + year:
+                return item, year, str(cell)
+    return None
+
+
 def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None = None,
-                  folds: int | None = None) -> dict[str, Any]:
+                  folds: int | None = None, questions_file: Path | None = None) -> dict[str, Any]:
     """Ingest every TAT-QA table as HTML, ask its span questions; return the figures (with
-    `folds`, the fit and held-out figures per fold of tables)."""
+    `folds`, the fit and held-out figures per fold of tables). With `questions_file` (a
+    phrasings file of question kinds, `evals.phrasings`), the templates are asked in place
+    of the dataset's wordings (`cell_questions`) and `by_phrasing` / `by_style` are added."""
     from ..ask.answer import answer_from, candidates
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
@@ -86,23 +144,26 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
     from .tatqa import _contexts, table_html
 
     contexts = [ctx for _, ctx in _contexts(data)]
-    todo = [(ctx, q, ok) for ctx in contexts for q, ok in questions(ctx)]
+    asked = load_phrasings(questions_file) if questions_file is not None else None
+    todo = ([(ctx, q, ok, None) for ctx in contexts for q, ok in questions(ctx)]
+            if asked is None else cell_questions(contexts, asked))
     if not todo:
         raise UsageError(f"{data} holds no TAT-QA span questions")
-    uids = sorted({ctx["table"]["uid"] for ctx, _, _ in todo})
+    uids = sorted({ctx["table"]["uid"] for ctx, _, _, _ in todo})
     if folds is not None:
         folds = check_folds(folds, uids)
     emb = open_embedder(embedder)
     principal = Principal.parse("eval:evaluator")
     seconds: dict[str, float] = {}
     rows: list[tuple[str, Outcome]] = []
+    by_phrasing: list[tuple[Phrasing, Outcome]] = []
     wrong: list[dict[str, Any]] = []
     per_doc: dict[str, dict[tuple[float, float], list[Outcome]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store")
         try:
             t0 = time.perf_counter()
-            tables = {ctx["table"]["uid"]: ctx["table"]["table"] for ctx, _, _ in todo}
+            tables = {ctx["table"]["uid"]: ctx["table"]["table"] for ctx, _, _, _ in todo}
             with Ingestor(store, tenant="eval", acl=["*"]) as ing:
                 ingested = {uid: ing.ingest(table_html(tables[uid]), source_id=f"{uid}.html",
                                             path=f"{uid}.html", name=f"{uid}.html")
@@ -118,7 +179,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
             cells = {uid: _cells(verifier, f"{uid}.html") for uid in uids
                      if ingested[uid].status != IngestStatus.QUARANTINED}
             t0 = time.perf_counter()
-            for ctx, q, answerable in todo:
+            for ctx, q, answerable, ph in todo:
                 uid = ctx["table"]["uid"]
                 gold = normalise(q["answer"][0] if isinstance(q["answer"], list) else q["answer"],
                                  q.get("scale") or "")
@@ -128,6 +189,8 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
                 ok = _right(answer, cells.get(uid, []), gold)
                 outcome = (answerable, answer.status == "answered", ok)
                 rows.append(("table" if answerable else "text", outcome))
+                if ph is not None:
+                    by_phrasing.append((ph, outcome))
                 if outcome[1] and not ok and len(wrong) < 40:
                     c = answer.items[0].citation or {}
                     wrong.append({"uid": uid, "question": q["question"], "gold": q["answer"],
@@ -144,6 +207,8 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
         "dataset": "ask-tatqa", "embedder": emb.space.space_id, "tables": len(uids),
         "policy": shipped.name, **rates(count(o for _, o in rows)),
         "by_answer_from": by_category(rows), "wrong_examples": wrong, "seconds": seconds}
+    if asked is not None:
+        result.update(phrasing_tables(by_phrasing, asked))
     if folds:
         result["folds"] = refit(per_doc, folds, shipped)
     return result

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from ..errors import EmptyQuote, InvalidCitation, NotFound, QuoteNotFound
+from ..errors import EmptyQuote, InvalidCitation, NotFound, QuoteNotFound, UsageError
 from ..model import (
     Box,
     Citation,
@@ -46,6 +46,7 @@ from ..model import (
     acl_allows,
     split_doc_id,
 )
+from ..model.cells import has_surrogate
 from ..store import Store
 from ..vocab import VERIFIED_REASONS, CiteNote, ElementKind, RecordFlag, VerifyReason
 from .compare import VERSIONS, comparison_form, same_text
@@ -208,12 +209,17 @@ class Verifier:
         is `locator` (all when None); the first, marked `ambiguous`, when several remain
         and none was chosen.
 
-        Raises EmptyQuote for a quote with nothing to compare, NotFound for an unknown or
-        invisible document or a locator no element has, and QuoteNotFound when the quote
-        (or the chosen occurrence) is not there.
+        Raises EmptyQuote for a quote with nothing to compare, UsageError for one holding a
+        lone surrogate (no document holds one), NotFound for an unknown or invisible
+        document or a locator no element has, and QuoteNotFound when the quote (or the
+        chosen occurrence) is not there.
         """
         if not comparison_form(quote):
             raise EmptyQuote()
+        if has_surrogate(quote):
+            raise UsageError("the quote holds a lone surrogate (an undecodable byte such as "
+                             "U+DC80), which no text layer holds: give the quote as UTF-8 "
+                             "text copied from the document")
         rev = resolve_doc(self.store, self.principal, doc)
         loaded = self.layer(rev)
         if loaded is None:

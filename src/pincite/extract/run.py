@@ -20,6 +20,7 @@ from ..store import QueueEntry, Store
 from ..vocab import FieldStatus, Outcome, ReviewReason
 from .carry import carry_forward
 from .case import Case, case_guard, load_case
+from .corrected import quote_rules
 from .decide import decide, record_flags
 from .deterministic import DeterministicExtractor, search_router
 from .records import FieldRecord
@@ -157,7 +158,8 @@ def save_run(store: Store, principal: Principal, schema: Schema, case: Case,
                      if r.outcome == Outcome.SHOW)
             queue += [replace(q, reason=ReviewReason.SAMPLE_AUDIT) for q in shown if audit(q)]
         # the store keeps the schema's checks with the run: a correction passes them too
-        queued = store.save_extraction(principal.tenant, {**run, "checks": schema.checks()},
+        checks = {**schema.checks(), "quote_rules": quote_rules(schema)}
+        queued = store.save_extraction(principal.tenant, {**run, "checks": checks},
                                        [r.to_dict() for r in records], queue, timestamp(),
                                        guard=case_guard(store, principal, case.case_id))
     return run, queued

@@ -9,10 +9,18 @@ entity and clause a string; "explicitly not required" `{"required": false}`.
 
 `fact_value(ftype, fact)` returns (value, shape) where shape ∈ [0, 1] says how well the
 fact's type fits the field's (1 exact, below 1 a conversion), or None when it cannot.
+
+`is_valid` holds every value to that shape, an extracted one and a reviewer's correction
+alike: known sub-keys only, each of its type: numbers finite and never booleans; a currency
+three capital letters; `vat` one of its two words; `basis` a label (`LABEL_RE`: a letter or
+digit first, then letters, digits, spaces and `_ . / -`, at most 64 characters, so no
+markup and no spreadsheet formula start); `time` HH:MM; `tz` Z, UTC, an offset (+01:00) or
+a zone name (Europe/Madrid).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -158,33 +166,53 @@ def vat_of(text: str) -> str | None:
     return None
 
 
+VAT_WORDS = ("excluded", "included")
+LABEL_RE = re.compile(r"[^\W_][\w .\/-]{0,63}")  # fullmatch: a basis name, never markup or =…
+_CURRENCY_RE = re.compile(r"[A-Z]{3}")
+_TIME_RE = re.compile(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]")
+_TZ_RE = re.compile(r"Z|UTC|(?:UTC)?[+-](?:0[0-9]|1[0-4]):?[0-5][0-9]"
+                    r"|[A-Z][A-Za-z_]{0,31}(?:/[A-Za-z][A-Za-z0-9_+-]{0,31}){1,2}")
+
+
+def _number(x: Any) -> bool:
+    """Return True for a finite JSON number (a boolean is not one)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _matches(rx: re.Pattern[str], x: Any) -> bool:
+    return isinstance(x, str) and rx.fullmatch(x) is not None
+
+
 def is_valid(ftype: str, value: Any, values: tuple[str, ...] = ()) -> bool:
-    """Return True when `value` is the canonical JSON shape of `ftype` (null is valid)."""
+    """Return True when `value` is the canonical JSON shape of `ftype` (null is valid):
+    known sub-keys only, each of its type (see the module docstring)."""
     if value is None:
         return True
     if isinstance(value, dict) and set(value) == {"required"} and value["required"] is False:
         return True
-    num = (int, float)
     if ftype == "money":
-        return (isinstance(value, dict) and isinstance(value.get("amount"), num)
-                and isinstance(value.get("currency"), str) and len(value["currency"]) == 3
-                and set(value) <= {"amount", "currency", "basis", "vat"}
-                and value.get("vat") in (None, "excluded", "included"))
+        return (isinstance(value, dict) and {"amount", "currency"} <= set(value)
+                <= {"amount", "currency", "basis", "vat"} and _number(value["amount"])
+                and _matches(_CURRENCY_RE, value["currency"])
+                and ("basis" not in value or _matches(LABEL_RE, value["basis"]))
+                and ("vat" not in value or value["vat"] in VAT_WORDS))
     if ftype == "percent":
-        return isinstance(value, dict) and set(value) == {"percent"} and isinstance(value["percent"], num)
+        return isinstance(value, dict) and set(value) == {"percent"} and _number(value["percent"])
     if ftype == "number":
-        return isinstance(value, num) and not isinstance(value, bool)
+        return _number(value)
     if ftype == "duration":
         return (isinstance(value, dict) and {"value", "unit"} <= set(value) <= {"value", "unit", "kind"}
-                and isinstance(value["value"], num)
+                and _number(value["value"])
                 and value["unit"] in (*DURATION_UNITS.values(), *TIME_UNITS.values())
                 and value.get("kind", "business") in DAY_KINDS
                 and ("kind" not in value or value["unit"] == "days"))
     if ftype == "date":
-        return isinstance(value, str) and bool(_DATE_RE.match(value))
+        return _matches(_DATE_RE, value)
     if ftype == "datetime":
-        return (isinstance(value, dict) and isinstance(value.get("date"), str)
-                and bool(_DATE_RE.match(value["date"])) and set(value) <= {"date", "time", "tz"})
+        return (isinstance(value, dict) and "date" in value and set(value) <= {"date", "time", "tz"}
+                and _matches(_DATE_RE, value["date"])
+                and ("time" not in value or _matches(_TIME_RE, value["time"]))
+                and ("tz" not in value or _matches(_TZ_RE, value["tz"])))
     if ftype == "bool":
         return isinstance(value, bool)
     if ftype == "enum":
@@ -205,5 +233,6 @@ def numeric(value: Any) -> float | str | None:
             if isinstance(value.get(k), (int, float)):
                 return float(value[k])
         if isinstance(value.get("date"), str):
-            return value["date"] + ("T" + value["time"] if value.get("time") else "")
+            time = value.get("time")
+            return value["date"] + ("T" + time if isinstance(time, str) and time else "")
     return None

@@ -40,6 +40,7 @@ from ..errors import (
     UsageError,
 )
 from ..extract.case import case_guard
+from ..extract.corrected import correction_errors, with_quote_rules
 from ..extract.schema import FieldSpec, schema_from_checks
 from ..extract.stated import states
 from ..extract.validate import VALUE_NOT_IN_QUOTE, postcondition_errors, value_errors
@@ -67,9 +68,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 }
 # the canonical JSON shape of each field type, for the message of a refused correction
 TYPE_SHAPES = {
-    "money": '{"amount": 1200.5, "currency": "EUR"}', "percent": '{"percent": 5}',
+    "money": '{"amount": 1200.5, "currency": "EUR"} (optional "vat": "excluded" or "included", '
+             '"basis": one of the field\'s basis names)', "percent": '{"percent": 5}',
     "number": "a number", "duration": '{"value": 30, "unit": "days"}', "date": '"2026-03-01"',
-    "datetime": '{"date": "2026-03-01", "time": "12:00"}', "bool": "true or false",
+    "datetime": '{"date": "2026-03-01", "time": "12:00"} (optional "tz": "Z", "+01:00" or '
+                '"Europe/Madrid")', "bool": "true or false",
     "enum": "one of the field's values",
 }
 MAX_STAMP_RUN = 10_000
@@ -140,6 +143,13 @@ def sample_audit_selector(store: Store, tenant: str) -> Callable[[QueueEntry], b
     if fraction <= 0:
         return None
     return lambda q: audit_draw(tenant, q.source_id, q.doc_sha256, q.field) < fraction
+
+
+def _shown(value: Any) -> str:
+    """Return a corrected value as JSON for a message: at most 80 characters, a lone
+    surrogate escaped (a message is written as UTF-8)."""
+    text = json.dumps(value, ensure_ascii=False)[:80]
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _item_id(value: Any) -> int:
@@ -279,16 +289,19 @@ class ReviewQueue:
 
     def _check_correction(self, item: dict[str, Any], value: Any, quote: str) -> None:
         """Refuse a corrected value that fails the checks an extracted one must pass: the
-        field's type and range, the schema's postconditions over the case's other present
-        values (the checks the run stored; a run stored without them: the type), and that
-        its verified `quote` states it (`extract.stated`)."""
+        field's type with its sub-keys and range, the schema's postconditions over the
+        case's other present values (the checks the run stored; a run stored without them:
+        the type), and that its verified `quote` states it (`extract.stated`); and the rules
+        of `extract.corrected` (an enum value the quote names, a known basis, plain text)."""
         tenant, name = self.principal.tenant, item["field"]
         run = self.store.extraction_run(tenant, item["run_id"]) or {}
         schema = schema_from_checks(run["checks"]) if run.get("checks") else None
         spec = next((f for f in schema.fields if f.name == name), None) if schema else None
         if spec is None:
             spec = FieldSpec(name=name, type=str(item["candidate"].get("type") or "text"))
-        errors = value_errors(spec, value)
+        else:
+            spec = with_quote_rules(spec, run["checks"])
+        errors = value_errors(spec, value) or correction_errors(spec, value, quote)
         if schema is not None and not errors:
             values = {name: value}
             for post in schema.all_postconditions():
@@ -302,14 +315,14 @@ class ReviewQueue:
             errors = [VALUE_NOT_IN_QUOTE]
         if errors == [VALUE_NOT_IN_QUOTE]:
             raise InvalidCorrection(
-                f"the corrected value {json.dumps(value, ensure_ascii=False)[:80]} of field "
+                f"the corrected value {_shown(value)} of field "
                 f"{name!r} fails {VALUE_NOT_IN_QUOTE}: the quoted words do not state it; quote "
                 "the words of the document that state the value (--quote) or give the value "
                 "they state (--value)")
         if errors:
             shape = TYPE_SHAPES.get(spec.type, "a non-empty string")
             raise InvalidCorrection(
-                f"the corrected value {json.dumps(value, ensure_ascii=False)[:80]} of field "
+                f"the corrected value {_shown(value)} of field "
                 f"{name!r} fails {', '.join(errors)}; a {spec.type} value is {shape}"
                 + (f" between {spec.min:g} and {spec.max:g}" if spec.min is not None
                    and spec.max is not None else "") + ": give --value again")

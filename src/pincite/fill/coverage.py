@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..model.cells import csv_text
 from .align import as_period
 from .labels import fold, label_class
 
@@ -137,12 +138,12 @@ def validate_coverage(obls: list[dict[str, Any]], program: Mapping[str, Any],
 
 
 def marks_template(coverage: Mapping[str, Any]) -> str:
-    """Return marks.csv text listing each unresolved obligation for a person to mark."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(MARKS_HEADER)
+    """Return marks.csv text listing each unresolved obligation for a person to mark; a
+    cell a spreadsheet would run as a formula (a row label `=HYPERLINK(…)` copied from a
+    source workbook) is escaped (`model.cells.csv_text`)."""
+    rows: list[list[Any]] = [list(MARKS_HEADER)]
     for e in coverage["errors"]:
         o = next(x for x in coverage["obligations"] if x["obligation_id"] == e["obligation_id"])
-        w.writerow([e["obligation_id"], "", o["target_table"],
-                    " > ".join(o["row_path"]) or o["measure_family"]])
-    return buf.getvalue()
+        rows.append([e["obligation_id"], "", o["target_table"],
+                     " > ".join(o["row_path"]) or o["measure_family"]])
+    return csv_text(rows)

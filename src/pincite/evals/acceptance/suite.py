@@ -18,6 +18,7 @@ from .authz import run_authz
 from .bad_inputs import run_bad_inputs
 from .durability import run_durability
 from .erasure import run_erasure
+from .formulas import run_formulas
 from .harness import SIZES, Drivers, Size, Workspace
 from .hostile_files import run_hostile_files
 from .interleavings import run_interleavings
@@ -54,6 +55,7 @@ GROUPS: dict[str, Group] = {
     "HOSTILE": run_hostile,
     "DURABILITY": run_durability,
     "REVIEW": run_interleavings,
+    "FORMULA INJECTION": run_formulas,
 }
 DEFAULT_SEED = 14
 

@@ -17,6 +17,7 @@ from typing import Any
 from pincite.model import Principal
 from pincite.service.auth import Authenticator
 from pincite.service.keyring import KeyRing
+from pincite.service.lockout import FailureLimit
 from pincite.service.scopes import Scope
 from pincite.service.served import ServiceConfig
 from pincite.service.server import create_service
@@ -48,7 +49,8 @@ class Service:
     base: str
     lib: Any
     store: Path
-    keys: dict[str, str]  # "demo", "globex", "demo-admin", "demo-read", "globex-admin"
+    keys: dict[str, str]  # "demo", "globex", "demo-admin", "demo-read", "globex-admin",
+    #                       "operator" (every tenant's numbers, no tenant's documents)
     ring: KeyRing
 
     def auth(self, who: str) -> dict[str, str]:
@@ -73,12 +75,15 @@ def make_keys(ring: KeyRing) -> dict[str, str]:
     keys["demo-read"], _ = ring.create(ANA, (Scope.READ,))
     keys["demo-admin"], _ = ring.create(Principal("demo", "lea", ("analysts",)), (Scope.ADMIN,))
     keys["globex-admin"], _ = ring.create(Principal("globex", "gia", ("staff",)), (Scope.ADMIN,))
+    keys["operator"], _ = ring.create(Principal("ops", "olga", ()), (Scope.OPERATOR,))
     return keys
 
 
-def app_for(lib: Any, ring: KeyRing, **config: Any) -> Any:
-    """Return the service app over `lib` with the keys of `ring`."""
-    return create_service(lib, ServiceConfig(auth=Authenticator(keys=ring), **config))
+def app_for(lib: Any, ring: KeyRing, oidc: Any = None, **config: Any) -> Any:
+    """Return the service app over `lib` with the keys of `ring` (and the OIDC verifier
+    `oidc`)."""
+    return create_service(lib, ServiceConfig(auth=Authenticator(keys=ring, oidc=oidc),
+                                             **config))
 
 
 @contextmanager
@@ -90,6 +95,9 @@ def running(root: Path, *, lib: Any = None, limits: TenantLimits | None = None,
     ring = KeyRing(root / "keys.json")
     keys = make_keys(ring)
     config.setdefault("artifact_dir", root / "artifacts")
+    # the tests of other things send bad credentials by the hundred from one address;
+    # tests/service/test_token_dos.py checks the default lockout
+    config.setdefault("auth_failures", FailureLimit(limit=100_000))
     app = app_for(lib, ring, limits=limits or TenantLimits(rate=1000, burst=1000),
                   allowed_hosts=None, **config)
     try:
@@ -98,6 +106,19 @@ def running(root: Path, *, lib: Any = None, limits: TenantLimits | None = None,
     finally:
         if own:
             lib.close()
+
+
+def small_store(root: Path) -> Any:
+    """Return a library with one small document per tenant, published (the tests of the
+    service's limits and sessions, which need no tender)."""
+    import pincite
+    from tests.corpus import TERMS_EN
+
+    lib = pincite.open(root / "store", create=True)
+    add(lib, "demo/terms.md", TERMS_EN, tenant="demo", acl=("group:analysts",))
+    add(lib, "globex/supply.md", GLOBEX_DOC, tenant="globex", acl=("*",))
+    publish(lib)
+    return lib
 
 
 def copy_store(lib: Any, dest: Path) -> Path:

@@ -79,7 +79,10 @@ def test_scopes_gate_routes(svc):
         r = c.delete("/sources", params={"source_id": "tender/anuncio.html", "purge": "true"},
                      headers=svc.auth("demo"))
         assert r.status_code == 403  # purge needs admin
-        m = c.get("/metrics", headers=svc.auth("demo-admin"))
+        # every tenant's numbers take the operator's scope, not a tenant's admin
+        assert c.get("/metrics", headers=svc.auth("demo-admin")).status_code == 403
+        assert c.get("/generations", headers=svc.auth("demo-admin")).status_code == 403
+        m = c.get("/metrics", headers=svc.auth("operator"))
         assert m.status_code == 200 and "pincite_request_seconds_bucket" in m.text
         assert "demo" not in m.text and "globex" not in m.text  # no label names a tenant
 

@@ -23,7 +23,7 @@ def test_health_readiness_metrics_and_logs(tmp_path, caplog):
             "doc_id": "tender/pliego.pdf@r1", "doc_sha256": "0" * 64, "text_layer": "x",
             "locator": "page 1", "char_start": 0, "char_end": 5, "quote": "words"}]})
         assert cited.status_code == 200 and cited.json()[0]["quote_verified"] is False
-        m = c.get("/metrics", headers=svc.auth("demo-admin")).text
+        m = c.get("/metrics", headers=svc.auth("operator")).text
         assert 'pincite_request_seconds_count{method="GET",route="/search",status="200"} 1.0' in m
         assert 'pincite_verification_failures_total{route="/verify"} 1.0' in m
         # refused at the front door, before any route: counted as such
@@ -78,7 +78,7 @@ def test_the_depth_gauges_follow_the_review_queue_and_the_runs(tmp_path):
     claimed = 'pincite_review_queue_items{state="claimed"}'
     enqueued = 'pincite_runs_waiting{queue="ingest",status="ENQUEUED"}'
     with running(tmp_path) as svc, httpx.Client(base_url=svc.base) as c:
-        adm = svc.auth("demo-admin")
+        adm = svc.auth("operator")
         first = _gauges(c, adm)
         assert first[claimed] == 0 and first[waiting] > 0 and first[enqueued] == 0
         assert set(first) == {waiting, claimed, enqueued,
@@ -107,3 +107,4 @@ def test_the_depth_gauges_follow_the_review_queue_and_the_runs(tmp_path):
         m = c.get("/metrics", headers=adm).text
         assert "demo" not in m and "globex" not in m  # no label names a tenant
         assert c.get("/metrics", headers=svc.auth("demo")).status_code == 403
+        assert c.get("/metrics", headers=svc.auth("demo-admin")).status_code == 403

@@ -391,8 +391,11 @@ def acceptance_drivers(root: Any) -> Drivers:
         return create_app(lib, principal)
 
     served = find_spec("fastapi") is not None and find_spec("uvicorn") is not None
+    if served:
+        from ..service.acceptance_apps import service_driver
     return Drivers(open_library, cli, (sys.executable, "-m", "pincite.cli"),
-                   review_app if served else None)
+                   review_app if served else None,
+                   service=service_driver() if served else None)
 
 
 @eval_app.command("acceptance")

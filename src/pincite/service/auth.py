@@ -3,7 +3,9 @@
 The principal comes only from a verified credential: an API key of the keys file, or a
 JWT of the configured issuer. No header, body field or query parameter names a tenant or
 user. A key (`pck_…`) is looked up in the keys file; anything else is tried as a JWT when
-an issuer is configured.
+an issuer is configured. On the event loop, `bearer_async` never waits on the network: a
+token naming a key the issuer's cached key set lacks awaits the (rate-limited) refresh
+that started in the background, then is checked once more (`jwks_cache`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Unauthenticated
+from .jwks_cache import KeysRefreshing
 from .keyring import KEY_PREFIX, KeyRing
 from .oidc import OidcVerifier
 from .scopes import Caller
@@ -33,6 +36,15 @@ class Authenticator:
         if scheme.lower() != "bearer" or not credential.strip():
             raise Unauthenticated("use the Bearer scheme")
         return self.credential(credential.strip())
+
+    async def bearer_async(self, authorization: str | None) -> Caller:
+        """`bearer` for the event loop: a refresh of the issuer's keys is awaited, never
+        blocked on; raise Unauthenticated."""
+        try:
+            return self.bearer(authorization)
+        except KeysRefreshing as exc:
+            await exc.cache.settled()
+        return self.bearer(authorization)
 
     def credential(self, credential: str) -> Caller:
         """Return the caller of a key or token; raise Unauthenticated."""

@@ -6,7 +6,16 @@
 - every request but the public ones (`/healthz`; the sign-in form and the review page,
   which sign in by session) must authenticate with `Authorization: Bearer` (401) before
   anything else is read, and the caller's tenant must be within its rate and its
-  in-flight cap (429 with `Retry-After`); the caller is left in `request.state.caller`;
+  in-flight cap (429 with `Retry-After`); the caller is left in `request.state.caller`.
+  Authentication never waits on the network on the event loop (`auth.bearer_async`), and
+  a client address past its failed authentications is answered 429 before its
+  credential is looked at (`lockout`);
+- a review-page request whose session cookie names a live session has that session's
+  credential checked again (`session`) and counts against its tenant's limits like a
+  bearer request; the checked caller is left in `request.state.session_caller` (a
+  session that no longer holds passes on without one, and the page asks to sign in);
+- a tenant holds at most its share of the worker threads (`Throttle.worker`): its
+  requests past the share wait for one of its own, never for another tenant's;
 - a request body is capped: `max_body` bytes for JSON routes, `max_upload` for the upload
   route, a route's own cap where `caps` names one (the workbook of `POST /fill`), by
   `Content-Length` and by counting what arrives (413 `body_too_large`);
@@ -22,9 +31,10 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..errors import BodyTooLarge, PinciteError, RateLimited, RequestTimeout
+from ..errors import BodyTooLarge, PinciteError, RateLimited, RequestTimeout, Unauthenticated
 from .envelope import error_body
 from .guard import Guard
+from .lockout import Lockout
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -49,11 +59,16 @@ class FrontDoor:
     """The ASGI middleware in front of the service app (see the module docstring)."""
 
     def __init__(self, app: Any, *, guard: Guard, max_body: int, max_upload: int,
-                 upload_paths: frozenset[str], authenticate: Callable[[str | None], Any],
+                 upload_paths: frozenset[str],
+                 authenticate: Callable[[str | None], Awaitable[Any]],
                  throttle: Any, public: Callable[[str], bool], metrics: Any = None,
                  threads: int | None = None, timeout: float | None = None,
-                 caps: dict[str, int] | None = None) -> None:
+                 caps: dict[str, int] | None = None, lockout: Lockout | None = None,
+                 session: Callable[[dict[str, str]], Awaitable[Any]] | None = None,
+                 session_path: Callable[[str], bool] = lambda path: False) -> None:
         self.app, self.guard = app, guard
+        self.lockout = lockout  # failed authentications per client address
+        self.session, self.session_path = session, session_path  # the review page's
         self.threads = threads  # library calls at once (the worker thread pool's size)
         self.timeout = timeout
         self.authenticate, self.throttle, self.public = authenticate, throttle, public
@@ -111,15 +126,23 @@ class FrontDoor:
             await send_error(send, exc)
             return
         if self.public(scope["path"]):
-            await self._capped(scope, receive, send, headers)
+            session = None
+            if self.session is not None and self.session_path(scope["path"]):
+                session = await self.session(headers)
+            if session is None:
+                await self._capped(scope, receive, send, headers)
+                return
+            state = scope.setdefault("state", {})
+            state["caller"] = state["session_caller"] = session
+            try:
+                await self._limited(session, scope, receive, send, headers)
+            except RateLimited as exc:
+                await send_error(send, exc, {"Retry-After": str(exc.retry_after)})
             return
         try:
-            caller = self.authenticate(headers.get("authorization"))
+            caller = await self._authenticated(scope, headers.get("authorization"))
             scope.setdefault("state", {})["caller"] = caller
-            tenant = caller.principal.tenant
-            self.throttle.take(tenant)
-            with self.throttle.slot(tenant):
-                await self._capped(scope, receive, send, headers)
+            await self._limited(caller, scope, receive, send, headers)
         except PinciteError as exc:
             if isinstance(exc, RateLimited):
                 await send_error(send, exc, {"Retry-After": str(exc.retry_after)})
@@ -127,6 +150,29 @@ class FrontDoor:
                 await send_error(send, exc)
             else:
                 raise
+
+    async def _authenticated(self, scope: Scope, authorization: str | None) -> Any:
+        """Return the caller of a request's credential; raise Unauthenticated, or
+        TooManyFailures for an address past its failed authentications (each presented
+        credential refused counts one)."""
+        client = (scope.get("client") or (None,))[0]
+        if self.lockout is not None:
+            self.lockout.check(client)
+        try:
+            return await self.authenticate(authorization)
+        except Unauthenticated:
+            if self.lockout is not None and authorization:
+                self.lockout.failed(client)
+            raise
+
+    async def _limited(self, caller: Any, scope: Scope, receive: Receive, send: Send,
+                       headers: dict[str, str]) -> None:
+        """Serve within the caller's tenant's rate, in-flight cap and thread share."""
+        tenant = caller.principal.tenant
+        self.throttle.take(tenant)
+        with self.throttle.slot(tenant):
+            async with self.throttle.worker(tenant):
+                await self._capped(scope, receive, send, headers)
 
     async def _capped(self, scope: Scope, receive: Receive, send: Send,
                       headers: dict[str, str]) -> None:

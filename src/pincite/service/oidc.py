@@ -10,7 +10,9 @@ The configuration is a JSON file (`pincite serve --oidc FILE`):
 
 Only asymmetric algorithms are accepted (never `none`, never HS*: a shared secret in the
 JWKS would let anyone who reads it mint tokens). A token whose tenant or user claim is
-missing or not a valid name does not authenticate.
+missing or not a valid name does not authenticate. The keys of a `jwks_url` are cached
+and refreshed in the background, an unknown `kid` fetching at most once per interval
+(`jwks_cache`): no token makes a request wait on the issuer.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from ..errors import MissingExtra, Unauthenticated, UsageError
 from ..model.names import check_name
+from .jwks_cache import JwksCache
 from .scopes import Caller, Scope
 
 _ASYMMETRIC = frozenset({"RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
@@ -39,6 +42,11 @@ class OidcVerifier:
     claims: dict[str, str] = field(default_factory=lambda: dict(_DEFAULT_CLAIMS))
     algorithms: tuple[str, ...] = ("RS256", "ES256")
     leeway_seconds: float = 30.0
+    keys: JwksCache | None = field(default=None, repr=False, compare=False)  # of jwks_url
+
+    def __post_init__(self) -> None:
+        if self.jwks is None and self.jwks_url and self.keys is None:
+            self.keys = JwksCache(str(self.jwks_url))
 
     @classmethod
     def from_file(cls, path: str | Path) -> OidcVerifier:
@@ -86,8 +94,10 @@ class OidcVerifier:
             if not match:
                 raise Unauthenticated("no key of the issuer signs this token")
             return match[0].key
-        client = jwt.PyJWKClient(str(self.jwks_url), cache_keys=True, timeout=5)
-        return client.get_signing_key_from_jwt(token).key
+        if self.keys is None:
+            raise Unauthenticated("no key set is configured for the issuer")
+        kid = header.get("kid")
+        return self.keys.signing_key(kid if isinstance(kid, str) else None)
 
     def authenticate(self, token: str) -> Caller:
         """Return the caller a token names; raise Unauthenticated if it does not verify."""

@@ -38,7 +38,7 @@ def register(app: Any, served: "Served", caller: Any) -> None:
     lib = served.lib
     read = Depends(need(caller, Scope.READ))
     write = Depends(need(caller, Scope.INGEST))
-    admin = Depends(need(caller, Scope.ADMIN))
+    operator = Depends(need(caller, Scope.OPERATOR))  # generations span every tenant
     text = Query(min_length=1, max_length=MAX_QUERY)
 
     @app.get("/search", tags=["retrieval"], summary="`pincite search Q --json`: the evidence "
@@ -71,14 +71,14 @@ def register(app: Any, served: "Served", caller: Any) -> None:
         return contracts.calibration(lib, p, field)
 
     @app.get("/generations", tags=["index"], summary="`pincite index list --json` (scope "
-             "admin)", responses=returns(LIST))
-    def generations(p: Principal = admin) -> Any:
+             "operator)", responses=returns(LIST))
+    def generations(p: Principal = operator) -> Any:
         return contracts.generations(lib)
 
     @app.get("/generations/{gen_id}", tags=["index"], summary="`pincite index show GEN "
-             "--json` (scope admin; `published` names the published one)",
+             "--json` (scope operator; `published` names the published one)",
              responses=returns(OBJECT))
-    def generation(gen_id: Annotated[str, PathParam(max_length=64)], p: Principal = admin,
+    def generation(gen_id: Annotated[str, PathParam(max_length=64)], p: Principal = operator,
                    check: bool = False) -> Any:
         return contracts.generation(lib, None if gen_id == "published" else gen_id,
                                     check=check)

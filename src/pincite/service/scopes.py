@@ -3,7 +3,10 @@
 A scope gates routes; ACLs still decide what a principal may read. `review:admin` and
 `admin` also grant the review and ACL roles (`pincite.vocab.Role`), whose holders belong
 to the role's group: the principal of an `admin` key holds `acl:admin` and
-`review:admin` inside its own tenant, and nothing outside it.
+`review:admin` inside its own tenant, and nothing outside it. What spans every tenant
+(the service's metrics, the index generations and their counts) needs `operator`, which
+no other scope implies and which implies none: a tenant's admin sees nothing of the
+others through it.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ class Scope(StrEnum):
     INGEST = "ingest"              # ingest, delete, extract
     REVIEW = "review"              # the review queue: list, claim, decide, release
     REVIEW_ADMIN = "review:admin"  # review settings, clearing others' incidents
-    ADMIN = "admin"                # purge, index generations; implies every other scope
+    ADMIN = "admin"                # purge; implies every scope of its tenant
+    OPERATOR = "operator"          # every tenant's numbers: metrics, index generations
 
 
 # what each scope brings with it
-_IMPLIES = {Scope.ADMIN: tuple(Scope), Scope.REVIEW_ADMIN: (Scope.REVIEW_ADMIN, Scope.REVIEW)}
+_TENANT_SCOPES = tuple(s for s in Scope if s is not Scope.OPERATOR)
+_IMPLIES = {Scope.ADMIN: _TENANT_SCOPES, Scope.REVIEW_ADMIN: (Scope.REVIEW_ADMIN, Scope.REVIEW)}
 _ROLES = {Scope.ADMIN: (Role.ACL_ADMIN, Role.REVIEW_ADMIN), Scope.REVIEW_ADMIN: (Role.REVIEW_ADMIN,)}
 
 

@@ -12,6 +12,7 @@ from ..limits import Limits
 from ..model import Principal
 from .auth import Authenticator
 from .guard import Guard
+from .lockout import FailureLimit, Lockout
 from .scopes import Caller, Scope
 from .throttle import TenantLimits, Throttle
 
@@ -36,6 +37,9 @@ class ServiceConfig:
     # library calls run at once: searches lose throughput with more threads than cores
     # (bench/serve.py: 8 threads on 2 cores give a third of one thread's rate)
     threads: int = field(default_factory=lambda: default_threads())
+    # worker threads one tenant may hold at once (None: all of them but one)
+    tenant_threads: int | None = None
+    auth_failures: FailureLimit = field(default_factory=FailureLimit)  # per client address
     timeout: float | None = 120.0  # seconds a request may run (not uploads)
     # fill artifacts: a folder the service owns (None: a fresh private temporary folder)
     artifact_dir: Path | None = None
@@ -54,6 +58,8 @@ class Served:
     metrics: Any
     guard: Guard
     artifacts: Any = None  # `artifacts.Artifacts`
+    lockout: Lockout = field(default_factory=Lockout)
+    sessions: Any = None  # `signin.Sessions`, the review page's
     _book: Any = None
     _booking: threading.Lock = field(default_factory=threading.Lock)
 
@@ -82,6 +88,14 @@ class Served:
             return found
 
         return caller
+
+
+def tenant_share(config: ServiceConfig) -> int:
+    """Return how many worker threads one tenant may hold: `tenant_threads`, else the
+    pool less one (at least one), so another tenant always finds a thread."""
+    if config.tenant_threads is not None:
+        return max(1, config.tenant_threads)
+    return max(1, config.threads - 1)
 
 
 def default_threads() -> int:

@@ -4,8 +4,11 @@
 Every route but `GET /healthz` needs a caller: `Authorization: Bearer <key or JWT>`
 (`auth`), or for the review page a session made by signing in with one (`signin`). The
 principal comes only from that credential. Each tenant has its own rate bucket and
-in-flight cap (`throttle`). Errors are one envelope (`envelope`). The routes call only
-the facade, through `contracts` (the CLI's `--json` bodies).
+in-flight cap, and a share of the worker threads below the pool's size (`throttle`), the
+review page's sessions included; failed authentications are counted per client address
+(`lockout`). Errors are one envelope (`envelope`). The routes call only the facade,
+through `contracts` (the CLI's `--json` bodies). What spans every tenant (metrics, index
+generations) needs the `operator` scope.
 """
 
 from collections.abc import Iterable
@@ -14,8 +17,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 from ..errors import MissingExtra, PinciteError, RateLimited, UsageError
 from .envelope import error_body, http_error, internal_error
 from .guard import LOOPBACK_HOSTS, Guard
+from .lockout import Lockout
 from .scopes import Caller, Scope
-from .served import Served, ServiceConfig
+from .served import Served, ServiceConfig, tenant_share
+from .signin import Sessions
 from .throttle import Throttle
 
 if TYPE_CHECKING:
@@ -42,8 +47,10 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
 
     guard = Guard(config.allowed_hosts if config.allowed_hosts is not None
                   else list(LOOPBACK_HOSTS))
-    served = Served(lib, config, Throttle(config.limits), Metrics(), guard,
-                    Artifacts(config.artifact_dir))
+    served = Served(lib, config, Throttle(config.limits, workers=tenant_share(config)),
+                    Metrics(), guard, Artifacts(config.artifact_dir),
+                    lockout=Lockout(config.auth_failures),
+                    sessions=Sessions(config.session_seconds, config.auth))
     served.metrics.watch(lib.review_depth, lambda: served.runs().depth())
     app = FastAPI(title="pincite", version="1", docs_url=None, redoc_url=None,
                   openapi_url=None,
@@ -92,9 +99,10 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
     def openapi_json(c: Annotated[Caller, Depends(caller)]) -> Any:
         return app.openapi()
 
-    @app.get("/metrics", tags=["operations"], summary="Prometheus metrics (scope admin)")
+    @app.get("/metrics", tags=["operations"], summary="Prometheus metrics of every tenant "
+             "(scope operator)")
     def metrics(c: Annotated[Caller, Depends(caller)]) -> Response:
-        c.require(Scope.ADMIN)
+        c.require(Scope.OPERATOR)
         return Response(served.metrics.render(), media_type="text/plain; version=0.0.4")
 
     routes_documents.register(app, served, caller)
@@ -104,10 +112,13 @@ def create_service(lib: "Library", config: ServiceConfig) -> Any:
     signin.mount(app, served)
     attach_openapi(app)
     return FrontDoor(app, guard=guard, max_body=config.max_body, max_upload=config.max_upload,
-                     upload_paths=frozenset({UPLOAD_PATH}), authenticate=config.auth.bearer,
-                     throttle=served.throttle, public=is_public, metrics=served.metrics,
-                     threads=config.threads, timeout=config.timeout,
-                     caps={routes_work.FILL_PATH: routes_work.fill_cap(served)})
+                     upload_paths=frozenset({UPLOAD_PATH}),
+                     authenticate=config.auth.bearer_async, throttle=served.throttle,
+                     public=is_public, metrics=served.metrics, threads=config.threads,
+                     timeout=config.timeout,
+                     caps={routes_work.FILL_PATH: routes_work.fill_cap(served)},
+                     lockout=served.lockout, session=served.sessions.from_headers,
+                     session_path=is_review_page)
 
 
 def is_public(path: str) -> bool:
@@ -117,6 +128,13 @@ def is_public(path: str) -> bool:
 
     return path in ("/healthz", SIGNIN, "/signout") or path == UI_BASE or \
         path.startswith(UI_BASE + "/")
+
+
+def is_review_page(path: str) -> bool:
+    """Return True for the review page's paths (`/ui` and below), which act by session."""
+    from .signin import UI_BASE
+
+    return path == UI_BASE or path.startswith(UI_BASE + "/")
 
 
 def loopback_hosts(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:

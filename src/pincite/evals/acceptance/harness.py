@@ -104,6 +104,7 @@ class Drivers:
     cli: CliDriver                        # (argv, env) -> CliRun, in this process
     process: tuple[str, ...]              # argv prefix that runs the CLI as a process
     review_app: Callable[..., Any] | None = None  # (library, principal) -> ASGI app
+    service: Any = None  # `loopback.ServiceDriver`: the service's apps (None without them)
 
 
 class Workspace:

@@ -18,18 +18,22 @@ from .authz import run_authz
 from .bad_inputs import run_bad_inputs
 from .durability import run_durability
 from .erasure import run_erasure
+from .fairness import run_fairness
 from .formulas import run_formulas
 from .harness import SIZES, Drivers, Size, Workspace
 from .hostile_files import run_hostile_files
 from .interleavings import run_interleavings
+from .mcp_scopes import run_mcp_scopes
 from .noninterference import run_noninterference
 from .origin import run_origin
 from .prompt_injection import run_injection
 from .retrieval_faults import run_retrieval_faults
 from .revisions import run_revisions
 from .scoreboard import Scoreboard
+from .sessions import run_sessions
 from .size_limits import run_limits
 from .symlinks import run_symlinks
+from .token_dos import run_token_dos
 from .write_authz import run_write_authz
 
 
@@ -50,6 +54,10 @@ GROUPS: dict[str, Group] = {
     "RETRIEVAL": run_retrieval_faults,
     "INJECTION": run_injection,
     "CSRF/ORIGIN": run_origin,
+    "TOKEN DOS": run_token_dos,
+    "MCP SCOPES": run_mcp_scopes,
+    "SESSIONS": run_sessions,
+    "FAIRNESS": run_fairness,
     "SYMLINKS": run_symlinks,
     "LIMITS": run_limits,
     "HOSTILE": run_hostile,

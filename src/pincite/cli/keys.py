@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -26,10 +27,17 @@ def register(app: typer.Typer) -> None:
 
 
 def ring(keys: Path | None, store: str | None):  # type: ignore[no-untyped-def]
-    """Return the key ring of `--keys`, else of the store."""
+    """Return the key ring of `--keys`, else of the store: keys.json beside its database
+    (StoreMissing when there is no store there, so a mistyped --store creates nothing)."""
+    from ..errors import StoreMissing
     from ..service.keyring import KeyRing, default_keys_path
 
-    return KeyRing(keys if keys is not None else default_keys_path(store_url(store)))
+    if keys is not None:
+        return KeyRing(keys)
+    path = default_keys_path(store_url(store))  # $PINCITE_KEYS, else in the store
+    if not os.environ.get("PINCITE_KEYS") and not (path.parent / "pincite.db").is_file():
+        raise StoreMissing(path.parent)
+    return KeyRing(path)
 
 
 @keys_app.command("create")

@@ -90,7 +90,7 @@ def _name_char(ch: str, *, first: bool) -> bool:
 def check_source_id(source_id: str) -> str:
     """Return `source_id` if usable as a source id, else raise UsageError."""
     hint = (f"1-{SOURCE_ID_MAX} visible characters in NFC, spaces only inside, "
-            f"not ending in @r<digits>")
+            f"no '.' or '..' part, not ending in @r<digits>")
     problem = None
     if not isinstance(source_id, str) or not source_id:
         problem = "is empty"
@@ -102,6 +102,8 @@ def check_source_id(source_id: str) -> str:
         problem = "starts or ends with a space"
     if problem is None and re.fullmatch(r".*@r[0-9]+", source_id, re.S):
         problem = "ends like a revision (@r<digits>), so SOURCE@REV would be ambiguous"
+    if problem is None and any(part in (".", "..") for part in source_id.split("/")):
+        problem = "has a '.' or '..' part (a step of a path, not a name)"
     if problem is not None:
         raise UsageError(f"invalid source id {source_id!r}: it {problem}; use {hint}")
     return source_id

@@ -251,8 +251,9 @@ def calibration_report(store: Store, tenant: str, *, field: str | None = None,
     ECE, the labels left out by open incidents, the threshold table and, from
     MIN_LABELS labels on, the calibrated thresholds; plus the curve of all fields pooled.
 
-    With `visible` (the source ids a principal may read), only labels and records that
-    rest on those sources count (labels imported without a source count for everyone)."""
+    With `visible` (the source ids a principal may read), only labels, records and runs
+    that rest on those sources count (labels imported without a source count for
+    everyone); the runs and days are those of the readable runs."""
     labels = store.review_labels(tenant, for_calibration=True)
     all_labels = store.review_labels(tenant)
     conf = store.field_confidences(tenant)
@@ -261,7 +262,7 @@ def calibration_report(store: Store, tenant: str, *, field: str | None = None,
         labels = [lb for lb in labels if not lb["source_id"] or lb["source_id"] in seen]
         all_labels = [lb for lb in all_labels if not lb["source_id"] or lb["source_id"] in seen]
         conf = [c for c in conf if c["source_ids"] and set(c["source_ids"]) <= seen]
-    first, last, runs = store.extraction_span(tenant)
+    first, last, runs = store.extraction_span(tenant, visible)
     days = Fraction(str(_days(first, last)))
     keys: set[tuple[str, str]] = {(lb["field"], lb["extractor_version"]) for lb in all_labels}
     keys |= {(c["field"], c["extractor_version"]) for c in conf}

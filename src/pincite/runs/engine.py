@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MissingExtra, UsageError
+from ..store.private import private_sqlite
 
 APP_NAME = "pincite"
 # Workflows recorded by one version are resumed only by workers of the same version: a
@@ -88,7 +89,8 @@ def new_executor_id() -> str:
 
 
 def migrate(url: str) -> None:
-    """Create or upgrade the system database at `url` (idempotent)."""
+    """Create or upgrade the system database at `url` (idempotent; a SQLite file 0600)."""
+    private_sqlite(url)
     _dbos().DBOS.migrate(url)
 
 
@@ -111,6 +113,7 @@ def launch_worker(url: str, queues: Sequence[str], *, executor_id: str,
         "executor_id": executor_id, "log_level": os.environ.get("PINCITE_RUNS_LOG", "WARNING"),
         "notification_listener_polling_interval_sec": min(1.0, polling_seconds),
     }
+    private_sqlite(url)
     dbos.DBOS(config=config)
     dbos.DBOS.listen_queues(list(queues))
     dbos.DBOS.launch()

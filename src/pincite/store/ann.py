@@ -36,6 +36,7 @@ from ..errors import AnnUnavailable, HnswlibMissing, UsageError
 from ..model import record_fields
 from .blobs import fsync_dir, sha256_file
 from .lru import FileCache
+from .private import make_private, private_dir
 
 POLICY_SCHEMA = "pincite.ann_policy"
 INDEX_SCHEMA = "pincite.vector_index"
@@ -166,10 +167,11 @@ def _hnswlib_version() -> str:
 
 def _save(index: Any, path: Path) -> str:
     """Write `index` durably to `path` (temp → fsync → rename); return the file's sha256."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
     faults.hit("gen.ann_write")
     index.save_index(str(tmp))
+    make_private(tmp)
     h = hashlib.sha256()
     with open(tmp, "rb+") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

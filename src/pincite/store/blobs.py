@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from .. import faults
 from ..errors import InputChanged
+from .private import open_private, private_dir
 
 TMP_MARK = ".tmp-"
 _CHUNK = 1 << 20
@@ -157,10 +158,10 @@ def fsync_dir(path: Path) -> None:
 def _write_durably(final: Path, digest: str, write: Callable[[BinaryIO], object]) -> None:
     """Write a blob's bytes with `write` to a temporary file beside `final`, fsync it, rename
     it into place and fsync the directory; an `InputChanged` from `write` leaves no file."""
-    final.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(final.parent)
     tmp = final.parent / f"{TMP_MARK}{digest}.{os.getpid()}"
     faults.hit("blob.write")
-    with open(tmp, "wb") as fh:
+    with open_private(tmp) as fh:
         try:
             write(fh)
         except InputChanged:

@@ -7,7 +7,7 @@ benchmarks (integrity checks, reference statements) are not part of the seam.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -159,7 +159,8 @@ class RecordStore(Protocol):
     def extraction_run(self, tenant: str, run_id: str) -> dict[str, Any] | None: ...
     def all_field_records(self, tenant: str) -> list[tuple[str, list[str], dict[str, Any]]]: ...
     def field_confidences(self, tenant: str) -> list[dict[str, Any]]: ...
-    def extraction_span(self, tenant: str) -> tuple[str | None, str | None, int]: ...
+    def extraction_span(self, tenant: str, visible: Collection[str] | None = None
+                        ) -> tuple[str | None, str | None, int]: ...
 
 
 class ReviewStore(Protocol):

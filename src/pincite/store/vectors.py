@@ -21,6 +21,7 @@ from .. import faults
 from ..errors import VectorsUnavailable
 from .blobs import fsync_dir
 from .lru import FileCache
+from .private import open_private, private_dir
 
 VECTORS_FILE = "vectors.f32"
 DTYPE = "<f4"
@@ -38,10 +39,10 @@ def vectors_path(root: Path, gen_id: str) -> Path:
 def write_vectors(path: Path, vectors: np.ndarray) -> str:
     """Write `vectors` durably to `path`; return the sha256 of the file's bytes."""
     data = np.ascontiguousarray(vectors, dtype=DTYPE).tobytes()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
     faults.hit("gen.vectors_write")
-    with open(tmp, "wb") as fh:
+    with open_private(tmp) as fh:
         fh.write(data)
         fh.flush()
         faults.hit("gen.vectors_fsync")

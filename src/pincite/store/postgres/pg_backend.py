@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import SchemaTooOld, StoreDamaged, StoreMissing
+from ..private import private_dir
 from .pg_blobs import PgBlobStore
 from .pg_connection import ALL_TENANTS, connect, migrate, redact, schema_version, transaction
 from .pg_index import PgIndexTables
@@ -67,7 +68,7 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
                 raise SchemaTooOld(redact(url), version, len(PG_MIGRATIONS))
             upgrade(url)
         self.root = root or cache_root(url)
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         self.blobs = PgBlobStore(self._tenant_tx, "accepted")
         self.quarantine_blobs = PgBlobStore(self._tenant_tx, "quarantine")
         self._local = threading.local()

@@ -11,14 +11,21 @@ must handle come back as values (`DecideResult.status`), as in SQLite.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
 from typing import Any
 
 from ...model import extractor_key
 from ...vocab import ClaimEnd, IncidentKind
 from ..sqlite.records_store import item_from_row, record_row
-from ..sqlite.review_store import DecideResult, LabelRow, StampRule, _label, seconds_between
+from ..sqlite.review_store import (
+    DecideResult,
+    LabelRow,
+    StampRule,
+    _label,
+    readable_span,
+    seconds_between,
+)
 from .pg_connection import ALL_TENANTS
 from .pg_records import real, record_values
 from .pg_records_sql import ITEM_COLS, SQL_ITEM_FOR_UPDATE, SQL_REPLACE_RECORD
@@ -52,6 +59,7 @@ from .pg_review_sql import (
     SQL_RELEASE,
     SQL_RENEW,
     SQL_RENEW_CLAIM_ROW,
+    SQL_RUN_DOCS,
     SQL_RUN_SPAN,
     SQL_SET_SETTING,
     SQL_SETTINGS,
@@ -293,9 +301,13 @@ class PgReviewTables:
             rows = c.execute(SQL_ALL_FIELD_RECORDS, (tenant,)).fetchall()
         return [(r[0], json.loads(r[1]), json.loads(r[2])) for r in rows]
 
-    def extraction_span(self, tenant: str) -> tuple[str | None, str | None, int]:
-        """Return (first, last, count) of a tenant's extraction runs."""
+    def extraction_span(self, tenant: str, visible: Collection[str] | None = None
+                        ) -> tuple[str | None, str | None, int]:
+        """Return (first, last, count) of a tenant's extraction runs; with `visible` (the
+        source ids a principal may read), of the runs over those sources only."""
         with self.read(tenant) as c:
+            if visible is not None:
+                return readable_span(c.execute(SQL_RUN_DOCS, (tenant,)).fetchall(), visible)
             row = c.execute(SQL_RUN_SPAN, (tenant,)).fetchone()
         return row[0], row[1], int(row[2])
 

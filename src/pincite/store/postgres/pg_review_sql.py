@@ -201,6 +201,7 @@ SQL_FIELD_CONFIDENCES = (
     "WHERE tenant=%s ORDER BY case_id, field"
 )
 SQL_RUN_SPAN = "SELECT min(created_at), max(created_at), count(*) FROM extraction_runs WHERE tenant=%s"
+SQL_RUN_DOCS = "SELECT created_at, docs FROM extraction_runs WHERE tenant=%s"
 
 SQL_PURGE_LABELS_OF_SOURCE = "DELETE FROM review_labels WHERE tenant=%s AND source_id=%s"
 SQL_PURGE_CLAIMS_OF_SOURCE = (

@@ -18,6 +18,7 @@ from ...model import Revision, Source, TextLayer
 from ...vocab import IngestStatus, ReviewReason, sql_in
 from ..blobs import BlobStore
 from ..fsck_report import FsckReport
+from ..private import private_dir
 from ..source_rows import QuarantineRecord, decode_layer, encode_layer
 from ..source_rows import revision_row as _revision
 from ..source_rows import source_row as _source
@@ -192,7 +193,7 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
         if not create and not (root / "pincite.db").is_file():
             raise StoreMissing(root)
         try:
-            root.mkdir(parents=True, exist_ok=True)
+            private_dir(root)
         except OSError as exc:
             raise NotAStore(root, exc.strerror or type(exc).__name__) from None
         self.blobs = BlobStore(root / "blobs")

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ...errors import SchemaTooNew, StoreBusy, StoreDamaged, StoreError
+from ..private import private_file
 
 # SQLite's result codes for a file whose pages or header are not a sound database.
 DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
@@ -25,8 +26,11 @@ def is_damage(exc: sqlite3.Error) -> bool:
 
 def connect(path: Path, *, busy_timeout: float = 30.0, synchronous: str = "FULL",
             check_same_thread: bool = True) -> sqlite3.Connection:
-    """Return an autocommit connection to `path` in WAL mode with foreign keys on."""
+    """Return an autocommit connection to `path` in WAL mode with foreign keys on; a new
+    database file is made 0600 first (its -wal and -shm follow its mode)."""
     try:
+        if path != ":memory:" and not str(path).startswith("file:"):
+            private_file(Path(path))
         conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
                                check_same_thread=check_same_thread)
         conn.execute("PRAGMA journal_mode=WAL")

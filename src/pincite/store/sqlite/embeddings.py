@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...errors import SchemaTooNew, StoreError
+from ..private import private_dir
 from .connection import connect, migrate, transaction, vacuum
 from .embeddings_sql import (
     EMBEDDINGS_MIGRATIONS,
@@ -34,7 +35,7 @@ class SQLiteEmbeddings:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.where = str(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         try:
             self._db = connect(self.path)
             migrate(self._db, EMBEDDINGS_MIGRATIONS)

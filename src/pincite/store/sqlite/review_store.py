@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ...model import extractor_key
+from ...model import extractor_key, split_doc_id
 from ...vocab import ClaimEnd, IncidentKind
 from .records_sql import ITEM_COLUMNS, SQL_ITEM, SQL_REPLACE_RECORD
 from .records_store import item_from_row, record_row
@@ -50,6 +50,7 @@ from .review_sql import (
     SQL_RELEASE,
     SQL_RENEW,
     SQL_RENEW_CLAIM_ROW,
+    SQL_RUN_DOCS,
     SQL_RUN_SPAN,
     SQL_SET_SETTING,
     SQL_SETTINGS,
@@ -98,6 +99,20 @@ class LabelRow:
     not_stated: bool = False
     candidate: Any = None
     corrected: Any = None
+
+
+def readable_span(rows: Iterable[Sequence[Any]], visible: Collection[str]
+                  ) -> tuple[str | None, str | None, int]:
+    """Return (first, last, count) of the runs among `rows` ((created_at, docs JSON)) whose
+    every document is of a `visible` source (a purged one's tombstone names none); a run
+    with no such document counts for no one."""
+    seen = set(visible)
+    times = []
+    for at, docs in rows:
+        ids = [split_doc_id(str(d["doc_id"]))[0] for d in json.loads(docs) if d.get("doc_id")]
+        if ids and all(i in seen for i in ids):
+            times.append(at)
+    return (min(times), max(times), len(times)) if times else (None, None, 0)
 
 
 def seconds_between(a: str | None, b: str | None) -> float | None:
@@ -332,8 +347,12 @@ class ReviewTables:
         return [(r[0], json.loads(r[1]), json.loads(r[2]))
                 for r in self.conn.execute(SQL_ALL_FIELD_RECORDS, (tenant,))]
 
-    def extraction_span(self, tenant: str) -> tuple[str | None, str | None, int]:
-        """Return (first, last, count) of a tenant's extraction runs."""
+    def extraction_span(self, tenant: str, visible: Collection[str] | None = None
+                        ) -> tuple[str | None, str | None, int]:
+        """Return (first, last, count) of a tenant's extraction runs; with `visible` (the
+        source ids a principal may read), of the runs over those sources only."""
+        if visible is not None:
+            return readable_span(self.conn.execute(SQL_RUN_DOCS, (tenant,)).fetchall(), visible)
         row = self.conn.execute(SQL_RUN_SPAN, (tenant,)).fetchone()
         return row[0], row[1], int(row[2])
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..blobs import fsync_dir, sha256_file
+from ..private import open_private, private_dir
 from .universe import GenerationArrays, assemble
 
 ROWS_FILE = "rows.npz"
@@ -43,9 +44,9 @@ def save_rows_file(path: Path, ga: GenerationArrays) -> str:
     Built with the generation, so the first query of a process does not read every
     chunk row from SQL. Text is stored as UTF-8."""
     run_tenant, run_source, run_rev = _run_strings(ga)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
-    with open(tmp, "wb") as fh:
+    with open_private(tmp) as fh:
         np.savez(fh, ords=ga.ords, ntok=ga.ntok, ids=ga.ids, kind=ga.kind, kinds=_utf8(ga.kinds),
                  lang=ga.lang, langs=_utf8(ga.langs), run_start=ga.run_start,
                  run_tenant=_utf8(run_tenant), run_source=_utf8(run_source), run_rev=_utf8(run_rev))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cite.compare import check_version, comparison_form
-from .cite.resolve import administered_source, resolve_doc, visible_quarantine, visible_source
+from .cite.resolve import resolve_doc, visible_quarantine, visible_source
 from .cite.verifier import Verifier
 from .errors import EmptyQuote, NotFound, PinciteError, UsageError
 from .limits import Limits, OcrSettings, load_json
@@ -20,8 +20,9 @@ from .model import (
     TextLayer,
     parse_acl_entry,
 )
-from .model.names import check_name, check_source_id
+from .model.names import check_source_id
 from .review.desk import ReviewDesk
+from .sources.authority import authorize_write, writer_of
 from .store import QuarantineRecord, open_store
 
 if TYPE_CHECKING:
@@ -147,17 +148,14 @@ class Library(ReviewDesk):
         `update_index` does. Symbolic links are quarantined unread unless `follow_links`,
         which follows those whose target stays inside the directory given (`walk_inputs`).
 
-        `principal` is who writes (of `tenant`): every source id passes the write rule
-        (`sources.authority.authorize_write`) before anything is stored — an existing source
-        it cannot read is NotFound, an ACL change needs its owner or `acl:admin`. `owner`
-        alone stands for the principal `tenant:owner` with no groups. With neither, the
-        caller is the store's operator and may write anything. The writing user owns the
-        sources it creates (it may change their ACLs) and sees the files it had refused.
+        `principal` (or `owner`: `tenant:owner`) writes under the one write rule
+        (`sources.authority`), every id checked before anything is stored; with neither,
+        the caller is the store's operator. The writer owns the sources it creates.
         """
         from .sources.acquire import walk_inputs
         from .sources.ingest import Ingestor
 
-        writer = _writer(tenant, principal, owner)
+        writer = writer_of(tenant, principal, owner)
         inputs = list(walk_inputs(paths, follow_links=follow_links))
         if source_id is not None and len(inputs) != 1:
             raise UsageError("--id names one source: give exactly one file with it")
@@ -190,14 +188,13 @@ class Library(ReviewDesk):
                      sandbox: bool = True, owner: str | None = None,
                      new_acl: Sequence[str] | None = None,
                      principal: Principal | None = None) -> IngestResult:
-        """Ingest one byte string under `source_id` (as `principal` or the user `owner`, see
-        `ingest`); return what happened. It publishes nothing: call `update_index()` before
-        searching."""
+        """Ingest one byte string under `source_id` (writer as `ingest`); return what
+        happened. It publishes nothing: call `update_index()` before searching."""
         from .sources.ingest import Ingestor
 
         with Ingestor(self.store, tenant=tenant, acl=acl, new_acl=new_acl, limits=limits,
                       sandbox=sandbox, owner=owner,
-                      writer=_writer(tenant, principal, owner)) as ing:
+                      writer=writer_of(tenant, principal, owner)) as ing:
             return ing.ingest(data, source_id=source_id, path=name or source_id, name=name,
                               password=password)
 
@@ -275,12 +272,10 @@ class Library(ReviewDesk):
     def set_acl(self, principal: Principal, source_id: str, entries: Sequence[str]) -> Source:
         """Replace the ACL of a source; return the updated source. The principal must be
         the source's owner or hold `acl:admin` (`Forbidden`); one that cannot read the
-        source gets `NotFound` (see `cite.resolve.administered_source`)."""
-        from .sources.authority import authorize_write
-
+        source gets `NotFound` (the write rule, `sources.authority`)."""
         acl = tuple(sorted({parse_acl_entry(e) for e in entries}))
-        authorize_write(self.store, principal, source_id, acl=acl, must_exist=True)
-        administered_source(self.store, principal, source_id)  # even for the ACL it has
+        authorize_write(self.store, principal, source_id, acl=acl, must_exist=True,
+                        administer=True)
         self.store.set_acl(principal.tenant, source_id, acl)
         src = self.store.source(principal.tenant, source_id)
         assert src is not None
@@ -290,8 +285,6 @@ class Library(ReviewDesk):
                     acl: Sequence[str] | None = None) -> Source | None:
         """Return the existing source `principal` may write (None: a new id it may create);
         raise NotFound / Forbidden by the one write rule (`sources.authority`)."""
-        from .sources.authority import authorize_write
-
         return authorize_write(self.store, principal, check_source_id(source_id), acl=acl)
 
     def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
@@ -475,16 +468,8 @@ class Library(ReviewDesk):
         from .sources.ingest import Ingestor
 
         with Ingestor(self.store, tenant=tenant, acl=acl, new_acl=new_acl, owner=owner,
-                      writer=_writer(tenant, principal, owner)) as ing:
+                      writer=writer_of(tenant, principal, owner)) as ing:
             return ing.ingest_file(Input(Path(name), source_id, path), source_id=source_id)
-
-
-def _writer(tenant: str, principal: Principal | None, owner: str | None) -> Principal | None:
-    """Return who writes an ingest: the principal given, else `tenant:owner`, else None (the
-    store's operator)."""
-    if principal is not None:
-        return principal
-    return None if owner is None else Principal(check_name("tenant", tenant), owner)
 
 
 def _embedder(embedder: Embedder | str | None) -> Embedder | None:
@@ -508,6 +493,7 @@ _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.
               "canary_generation": "pincite.release.ops",
               "open_embedder": "pincite.embed.factory"})
 _LAZY["fill_workbook"] = "pincite.fill.solve"  # workbook fill (issue 16), loaded on first use
+_LAZY["schema_from_text"] = "pincite.extract.schema"  # a schema sent over HTTP or MCP (issue 25)
 # what the service's rank and fill routes take over HTTP (issue 17)
 _LAZY.update({"rank_json": "pincite.rank.company_fit", "fill_upload": "pincite.fill.intake",
               "check_target_name": "pincite.fill.intake", "fill_summary": "pincite.fill.intake",

@@ -35,6 +35,5 @@ def test_write_authz_sees_acl_changes_by_any_reader(monkeypatch):
 
     monkeypatch.setattr(authority, "may_change_acl", lambda src, p: True)
     monkeypatch.setattr(model, "may_change_acl", lambda src, p: True)
-    monkeypatch.setattr("pincite.cite.resolve.may_change_acl", lambda src, p: True)
     got = _run(write_authz.run_write_authz)
     assert _bad(got, write_authz.F_ACL) > 0 and _bad(got, write_authz.F_CHANGED) == 0

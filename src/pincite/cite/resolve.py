@@ -6,14 +6,13 @@ exist, so its existence does not leak.
 
 from __future__ import annotations
 
-from ..errors import Forbidden, NotFound
+from ..errors import NotFound
 from ..model import (
     Principal,
     Revision,
     Source,
     acl_allows,
     holds_role,
-    may_change_acl,
     split_doc_id,
 )
 from ..store import QuarantineRecord, Store
@@ -45,21 +44,6 @@ def resolve_doc(store: Store, principal: Principal, doc: str) -> Revision:
     if rev is None:
         raise NotFound("document", doc)
     return rev
-
-
-def administered_source(store: Store, principal: Principal, source_id: str) -> Source:
-    """Return the source if the principal may change its ACL: its owner or a holder of
-    `acl:admin` who can read it. Raises NotFound when the principal cannot read it (its
-    existence does not leak) and Forbidden when it can read it but not administer it."""
-    src = visible_source(store, principal, source_id)
-    if src is None:
-        raise NotFound("source", source_id)
-    if not may_change_acl(src, principal):
-        raise Forbidden(
-            f"you may read source {source_id!r} but not change its ACL: ask its owner (the "
-            f"user who first ingested it) or a principal holding the {Role.ACL_ADMIN} role "
-            f"(group {Role.ACL_ADMIN.group})")
-    return src
 
 
 def visible_quarantine(store: Store, principal: Principal) -> list[QuarantineRecord]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import Forbidden, NotFound
-from ..model import Principal, Source, acl_allows, may_change_acl, parse_acl_entry
+from ..model import Principal, Source, acl_allows, check_name, may_change_acl, parse_acl_entry
 from ..store import Store
 from ..vocab import Role
 
@@ -40,21 +40,32 @@ def canonical_acl(entries: Sequence[str] | None) -> tuple[str, ...] | None:
 
 
 def authorize_write(store: Store, principal: Principal, source_id: str, *,
-                    acl: Sequence[str] | None = None, must_exist: bool = False) -> Source | None:
+                    acl: Sequence[str] | None = None, must_exist: bool = False,
+                    administer: bool = False) -> Source | None:
     """Return the existing source the principal may change (None: a new id it may create).
 
     Raises NotFound for a source it cannot read (and, with `must_exist`, for a missing
     one: the two are the same reply), and Forbidden when `acl` would replace the stored
-    ACL and the principal is neither the source's owner nor an `acl:admin`."""
+    ACL — or, with `administer` (`pincite acl`), whatever it sets — and the principal is
+    neither the source's owner nor an `acl:admin`."""
     src = readable(store.source(principal.tenant, source_id), principal)
     if src is None:
         if must_exist or store.source(principal.tenant, source_id) is not None:
             raise NotFound("source", source_id)
         return None
     wanted = canonical_acl(acl)
-    if wanted is not None and wanted != src.acl and not may_change_acl(src, principal):
+    if (administer or (wanted is not None and wanted != src.acl)) and not may_change_acl(
+            src, principal):
         raise Forbidden(
             f"you may read source {source_id!r} but not change its ACL: ask its owner (the "
             f"user who first ingested it) or a principal holding the {Role.ACL_ADMIN} role "
             f"(group {Role.ACL_ADMIN.group}); ingest it again without --acl to keep its ACL")
     return src
+
+
+def writer_of(tenant: str, principal: Principal | None, owner: str | None) -> Principal | None:
+    """Return who writes an ingest into `tenant`: the principal given, else the user `owner`
+    with no groups, else None (the store's operator, who may write anything)."""
+    if principal is not None:
+        return principal
+    return None if owner is None else Principal(check_name("tenant", tenant), owner)

@@ -158,6 +158,30 @@ class ItemFlag(StrEnum):
     INJECTION_SUSPECTED = "injection_suspected"
 
 
+class ItemRole(StrEnum):
+    """What an item of an `ask` result is: a span the reader judged to answer the question,
+    or a passage retrieval found that may help and was not checked as an answer."""
+
+    ANSWER = "answer"
+    RELATED = "related"
+
+
+class AnswerKind(StrEnum):
+    """The kind of answer an answer item is (read from the question and the span)."""
+
+    DATE = "date"
+    TIME = "time"
+    AMOUNT = "amount"
+    COUNT = "count"
+    NAME = "name"
+    PLACE = "place"
+    STATEMENT = "statement"
+    TITLE = "title"
+    YES_NO = "yes_no"
+    CELL = "cell"
+    PASSAGE = "passage"
+
+
 class RecordFlag(StrEnum):
     """Flags of a provenance entry (set by the verifier from the text layer's element flags)
     and of a field record resting on such an entry."""

@@ -24,7 +24,7 @@ def _store(tmp_path, publish: bool = True):
 def test_ingest_publishes_a_generation_unless_told_not_to(tmp_path):
     store, out = _store(tmp_path)
     assert "published generation g000001" in out.stderr
-    again = invoke("ingest", str(tmp_path / "docs"), "--tenant", "acme", store=store)
+    again = invoke("ingest", str(tmp_path / "docs"), "--tenant", "acme", "--as", ANA, store=store)
     assert "index up to date" in again.stderr
     other = tmp_path / "other"
     other.mkdir()

@@ -80,7 +80,8 @@ from ..retrieve.rerank import Reranker
 from ..retrieve.search import Budgets, Filters, search
 from ..store import Store
 from ..store.lru import LRU
-from ..vocab import BundleFlag, ItemFlag, RecordFlag
+from ..vocab import AnswerKind, BundleFlag, ItemFlag, ItemRole, RecordFlag
+from .confidence import answer_confidence
 from .passages import OPENING, PassageReader
 from .payments import choose_payments, read_payment
 from .predicate import judge_stated, read_predicate
@@ -107,10 +108,13 @@ class AskResult:
     flags: tuple[str, ...]
     message: str | None = None
     generation: str | None = None
+    # passages retrieval found that are not answers ("may help; not checked as an answer")
+    related: tuple[EvidenceItem, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"status": self.status, "question": self.question,
                              "items": [i.to_dict() for i in self.items],
+                             "related": [i.to_dict() for i in self.related],
                              "flags": list(self.flags), "generation": self.generation}
         if self.message:
             d["message"] = self.message
@@ -174,12 +178,58 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
                   "evidence_dense": cand.cosine}
         if RecordFlag.HIDDEN_TEXT in cit.flags:  # an answer a reader of the document does not see
             flags.add(ItemFlag.HIDDEN_TEXT)
-        out.append(item.model_copy(update={"citation": cit.to_dict(), "scores": scores}))
+        kind = answer_kind(found.question, found.yes_no, cand.judged)
+        out.append(item.model_copy(update={
+            "citation": cit.to_dict(), "scores": scores, "role": ItemRole.ANSWER,
+            "answer_kind": kind, "confidence": answer_confidence(kind)}))
+    # a hashed space's vectors say no more than its words do: BM25 alone tells relatedness
+    tau = None if (found.space or "").startswith("hash-") else pol.dense_threshold(found.space)
+    related = _related(found, {i.evidence_id for i in out}, pol.ask_max_items, tau, flags)
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,
-                         found.generation)
+                         found.generation, related)
     return AskResult(question, "answered", tuple(out), tuple(sorted(flags)), None,
-                     found.generation)
+                     found.generation, related)
+
+
+def answer_kind(q: Question, yes_no: bool, judged: Judged) -> AnswerKind:
+    """Return the kind of answer a judged unit is for question `q`: the value its form
+    expects, yes or no, a table cell, else a passage."""
+    if q.expects in AnswerKind.__members__.values():
+        return AnswerKind(q.expects)
+    if yes_no:
+        return AnswerKind.YES_NO
+    return AnswerKind.CELL if judged.unit.kind == "cell" else AnswerKind.PASSAGE
+
+
+def _related(found: Found, answered: set[str], most: int, tau: float | None, flags: set[str]
+             ) -> tuple[EvidenceItem, ...]:
+    """Return up to `most` retrieved passages that are not answers, best ranked first,
+    each with the verified citation of its own span and the role `related` (never an
+    answer: nothing judged that it answers). A passage is related when it holds a word of
+    the question (a BM25 rank) or its dense score reaches the space's τ; the rest of what
+    fusion filled the list with is not shown."""
+    out: list[EvidenceItem] = []
+    for item in found.retrieved:
+        if len(out) >= most:
+            break
+        dense = item.scores.get("dense")
+        near = item.ranks.get("bm25") is not None or (
+            tau is not None and dense is not None and dense >= tau)
+        if item.evidence_id in answered or not near:
+            continue
+        rev = found.verifier.revision(item.doc_id)
+        loaded = found.verifier.layer(rev, item.text_layer) if rev is not None else None
+        if rev is None or loaded is None:
+            flags.add("unverified_dropped")
+            continue
+        cit = found.verifier.verify(citation_for(rev, loaded, item.char_start, item.char_end))
+        if not cit.quote_verified:
+            flags.add("unverified_dropped")
+            continue
+        out.append(item.model_copy(update={"citation": cit.to_dict(),
+                                           "role": ItemRole.RELATED}))
+    return tuple(out)
 
 
 @dataclass
@@ -194,6 +244,8 @@ class Found:
     flags: tuple[str, ...]
     generation: str | None
     verifier: Verifier
+    retrieved: tuple[EvidenceItem, ...] = ()  # the passages searched, rank order
+    yes_no: bool = False                      # the question asks yes or no
 
 
 def candidates(store: Store, question: str, principal: Principal, *,
@@ -223,11 +275,13 @@ def candidates(store: Store, question: str, principal: Principal, *,
     reader = PassageReader(verifier)
     pred = read_predicate(q)
     cands: list[Candidate] = []
+    retrieved: list[EvidenceItem] = []
     for item in bundle.items:
         units, suspected = reader.units(item)
         if suspected:
             flags.add(INJECTION_FLAG)
             item = item.model_copy(update={"flags": tuple(sorted({*item.flags, INJECTION_FLAG}))})
+        retrieved.append(item)
         cands.extend(Candidate(item, judge_stated(u, q, w, pred, item.lang), None) for u in units)
     # the name, parties and date of a document are stated in its opening, and often when it
     # begins ('dated as of 1 May 2026 (the "Effective Date")')
@@ -258,7 +312,7 @@ def candidates(store: Store, question: str, principal: Principal, *,
         cands = [Candidate(c.item, c.judged, cos.get(c.judged.unit.embed_text()))
                  for c in cands]
     return Found(q, w, cands, dense, bundle.embedding_space, tuple(sorted(flags)),
-                 bundle.generation, verifier)
+                 bundle.generation, verifier, tuple(retrieved), pred.yes_no)
 
 
 def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:

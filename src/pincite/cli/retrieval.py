@@ -103,16 +103,26 @@ def ask(
         if result.status != "answered":
             typer.echo(result.message)
         for n, item in enumerate(result.items, start=1):
-            c = item.citation or {}
-            where = f", page {c.get('page')}" if c.get("page") else ""
-            # the verifier's marks on the cited span (hidden_text: a reader does not see it)
-            marks = f" [{', '.join(c['flags'])}]" if c.get("flags") else ""
-            typer.echo(f"{n}. {c.get('doc_id')}  {c.get('locator')}{marks}{where}  "
-                       f"chars {c.get('char_start')}-{c.get('char_end')}  "
-                       f"{'verified' if c.get('quote_verified') else 'NOT verified'}")
-            typer.echo(f"   {_short(str(c.get('quote', '')), 400)}")
+            _print_item(f"{n}.", item, f"  {item.answer_kind}, confidence {item.confidence:.2f}"
+                        if item.confidence is not None else "")
+        if result.related:
+            typer.echo("related passages (may help; not checked as an answer):")
+            for item in result.related:
+                _print_item("-", item, "")
         if result.flags:
             typer.echo(f"flags: {', '.join(result.flags)}")
+
+
+def _print_item(mark: str, item: Any, note: str) -> None:
+    """Print one item of an ask result: where its citation points, then its quote."""
+    c = item.citation or {}
+    where = f", page {c.get('page')}" if c.get("page") else ""
+    # the verifier's marks on the cited span (hidden_text: a reader does not see it)
+    marks = f" [{', '.join(c['flags'])}]" if c.get("flags") else ""
+    typer.echo(f"{mark} {c.get('doc_id')}  {c.get('locator')}{marks}{where}  "
+               f"chars {c.get('char_start')}-{c.get('char_end')}  "
+               f"{'verified' if c.get('quote_verified') else 'NOT verified'}{note}")
+    typer.echo(f"   {_short(str(c.get('quote', '')), 400)}")
 
 
 def delete(

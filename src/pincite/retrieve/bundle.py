@@ -38,6 +38,8 @@ from pydantic import (
     model_validator,
 )
 
+from ..vocab import AnswerKind, ItemRole
+
 SCHEMA_NAME = "pincite.evidence_bundle"
 SCHEMA_VERSION = 1
 
@@ -74,6 +76,11 @@ class EvidenceItem(BaseModel):
     scores: dict[str, Number | None]
     flags: tuple[str, ...] = ()
     citation: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # set by `ask` only: an answer (with its kind and the judge's confidence) or related
+    role: ItemRole | None = Field(default=None, exclude_if=lambda v: v is None)
+    answer_kind: AnswerKind | None = Field(default=None, exclude_if=lambda v: v is None)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0,
+                                     exclude_if=lambda v: v is None)
 
     @model_validator(mode="before")
     @classmethod

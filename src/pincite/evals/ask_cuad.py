@@ -167,7 +167,7 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
                                        filters={"source_ids": [pair.file]}, policy=shipped)
                     answer = answer_from(found, shipped)
                     row = _row(pair, spans, answer, _cited(answer))
-                    rows.append({**row, "phrasing": ph.text})
+                    rows.append({**row, "phrasing": ph.text, "kind": _kind(answer)})
                     by_phrasing.append((ph, row["outcome"]))
                     for key, pol in policies.items():
                         cited = _cited(answer_from(found, pol))
@@ -183,6 +183,8 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
         "policy": shipped.name, "overlap": OVERLAP, **rates(count(outcomes)),
         "categories": by_category((r["category"], r["outcome"]) for r in rows),
         "unlocated_gold": sum(r["unlocated"] for r in rows),
+        # the answers by the kind ask gave them (what `ask.confidence` is measured from)
+        "by_answer_kind": by_category((r["kind"], r["outcome"]) for r in rows if r["kind"]),
         "wrong_examples": [
             {k: r[k] for k in ("file", "category", "phrasing", "quote", "answerable")}
             for r in rows if r["outcome"][1] and not r["outcome"][2]][:40],
@@ -193,6 +195,13 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     if folds:
         result["folds"] = refit(per_doc, folds, shipped)
     return result
+
+
+def _kind(answer: AskResult) -> str | None:
+    """The answer kind of the first answer item, or None when the answer is not_found."""
+    if answer.status != "answered" or not answer.items:
+        return None
+    return str(answer.items[0].answer_kind or "")
 
 
 def _located(verifier: Any, pair: Any) -> list[Span]:

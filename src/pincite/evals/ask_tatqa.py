@@ -157,6 +157,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
     seconds: dict[str, float] = {}
     rows: list[tuple[str, Outcome]] = []
     by_phrasing: list[tuple[Phrasing, Outcome]] = []
+    kinds: list[tuple[str, Outcome]] = []  # (answer kind, outcome) of each answered question
     wrong: list[dict[str, Any]] = []
     per_doc: dict[str, dict[tuple[float, float], list[Outcome]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
@@ -189,6 +190,8 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
                 ok = _right(answer, cells.get(uid, []), gold)
                 outcome = (answerable, answer.status == "answered", ok)
                 rows.append(("table" if answerable else "text", outcome))
+                if answer.status == "answered" and answer.items:
+                    kinds.append((str(answer.items[0].answer_kind or ""), outcome))
                 if ph is not None:
                     by_phrasing.append((ph, outcome))
                 if outcome[1] and not ok and len(wrong) < 40:
@@ -206,7 +209,8 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
     result: dict[str, Any] = {
         "dataset": "ask-tatqa", "embedder": emb.space.space_id, "tables": len(uids),
         "policy": shipped.name, **rates(count(o for _, o in rows)),
-        "by_answer_from": by_category(rows), "wrong_examples": wrong, "seconds": seconds}
+        "by_answer_from": by_category(rows), "by_answer_kind": by_category(kinds),
+        "wrong_examples": wrong, "seconds": seconds}
     if asked is not None:
         result.update(phrasing_tables(by_phrasing, asked))
     if folds:

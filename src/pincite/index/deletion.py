@@ -17,7 +17,10 @@ removed, its vectors leave the embedding cache, its own field records and review
 go, and in the rows other documents keep (their review items, labels, records, extraction
 runs) every entry that quoted it becomes `{"purged": true}` (`store.scrub`; the full list
 of places is in docs/concepts.md, Deletion), and both databases are vacuumed with
-`secure_delete` on and the WAL truncated. A purge that crashes can be run again.
+`secure_delete` on and the WAL truncated. In the durable-runs database (which records
+references, never text: `runs.staging`) every ended run of the tenant that named it is
+scrubbed the same way and rewritten (`store.runs_database`), before the id leaves the
+tombstone. A purge that crashes can be run again.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..errors import NotFound
 from ..model import Principal, acl_allows, timestamp
 from ..sources.authority import authorize_write
 from ..store import Store
+from ..store.runs_database import purge_run_copies
 from .generations import chunk_list_digest
 
 
@@ -94,6 +98,8 @@ def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
     records = store.purge_review_of_source(tenant, source_id)
     records += store.purge_records_of_source(tenant, source_id)
     scrubbed = store.scrub_source(tenant, source_id, shas)
+    # the runs database first: a purge stopped there (busy) can still be run again by id
+    runs = purge_run_copies(store, tenant, source_id, [*shas, *qshas])
     store.purge_source_rows(tenant, source_id, timestamp())
     blobs = sum(1 for s in shas if not store.blob_in_use(tenant, s) and store.blobs.delete(tenant, s))
     qblobs = sum(1 for s in qshas if not store.blob_in_use(tenant, s, quarantine=True)
@@ -105,4 +111,4 @@ def purge_source(store: Store, tenant: str, source_id: str) -> dict[str, int]:
     store.secure_vacuum()
     return {"chunks": len(chunks), "generations": len(ords_by_gen), "blobs": blobs,
             "quarantine_blobs": qblobs, "cached_vectors": forgotten, "field_records": records,
-            "rows_scrubbed": scrubbed}
+            "rows_scrubbed": scrubbed, **runs}

@@ -21,17 +21,17 @@ from typing import Any
 
 from ..errors import MissingExtra, UsageError
 from ..store.private import private_sqlite
+from ..store.runs_database import ENV_RUNS_DB, RUNS_FILENAME, check_db_url
 
 APP_NAME = "pincite"
 # Workflows recorded by one version are resumed only by workers of the same version: a
 # step list that changed shape must not replay another's recorded outputs. Bump it when a
-# workflow's step sequence changes.
-APP_VERSION = "pincite-runs-1"
+# workflow's step sequence, or the shape of a step's output, changes (2: `parse` and the
+# extraction steps record references to staged copies, no longer text layers and records).
+APP_VERSION = "pincite-runs-2"
 QUEUES = ("ingest", "extract")
 INGEST_WORKFLOW = "pincite.ingest"
 EXTRACT_WORKFLOW = "pincite.extract"
-RUNS_FILENAME = "runs.sqlite"
-ENV_RUNS_DB = "PINCITE_RUNS_DB"
 
 
 def _dbos() -> Any:
@@ -65,21 +65,11 @@ def system_db_url(store_url: str | Path, runs_db: str | None = None) -> str:
     `store_url` (see the module docstring); raise UsageError for an unknown scheme."""
     given = runs_db or os.environ.get(ENV_RUNS_DB)
     if given:
-        return _check_db_url(given)
+        return check_db_url(given)
     text = str(store_url)
     if "://" in text:
-        return _check_db_url(text)
+        return check_db_url(text)
     return f"sqlite:///{Path(text).resolve() / RUNS_FILENAME}"
-
-
-def _check_db_url(url: str) -> str:
-    scheme = url.split("://", 1)[0] if "://" in url else ""
-    if scheme in ("postgresql", "postgres"):
-        return "postgresql://" + url.split("://", 1)[1]
-    if scheme == "sqlite":
-        return url
-    raise UsageError(f"runs database {url.split('@')[-1]!r} is not postgresql://… or "
-                     f"sqlite:///PATH: give one of those (or a store directory)")
 
 
 def new_executor_id() -> str:

@@ -6,7 +6,11 @@ its output may run again without harm:
 - `acquire` reads the file (bounded) and stages its bytes in the tenant's content-addressed
   blob store (writing the same bytes twice writes one blob); later steps read the staged
   bytes, never the file again, so a file changed meanwhile cannot mix two versions.
-- `inspect` and `parse` only read.
+- `inspect` and `parse` only read; `parse` stages the text layer it made in the blob store
+  (`staging`: keyed by the run, the source, the blob and the layer's own digest, so a
+  re-run stages the same blob) and returns only its reference: DBOS records no document
+  text in the runs database. `store` reads it back; the run deletes it once `store` has
+  returned.
 
 A file of `sources.ingest.STREAM_FROM` bytes or more is never held whole by the worker,
 with the pieces `Ingestor.ingest_file` uses (`sources.bodies`): `acquire` hashes it in
@@ -49,6 +53,7 @@ from ..sources.authority import authorize_write
 from ..store import QuarantineRecord, Store
 from ..vocab import GenerationState, IngestStatus, RunStep
 from .engine import INGEST_WORKFLOW
+from .staging import consumed, load_layer, stage_layer
 from .steps import step, worker_store
 
 if TYPE_CHECKING:
@@ -79,16 +84,17 @@ def ingest_one(spec: dict[str, Any], item: dict[str, Any],
                 "status": "failed", "reason": acq.get("error_reason") or "unreadable",
                 "detail": acq["error"]}
     found: dict[str, Any] = {}
-    layer: TextLayer | None = None
+    staged: dict[str, Any] | None = None  # the reference to the layer `parse` staged
     if acq.get("failure") is None and not acq.get("unchanged"):
         found = run(RunStep.INSPECT, lambda: _inspect(spec, acq))
         if found.get("failure") is None:
             parsed = run(RunStep.PARSE, lambda: _parse(spec, acq, found))
-            if isinstance(parsed, TextLayer):
-                layer = parsed
+            if isinstance(parsed, dict):
+                staged = parsed
             else:
                 found = {**found, "failure": parsed}
-    return run(RunStep.STORE, lambda: _store(spec, acq, found, layer))
+    with consumed(worker_store(), spec["tenant"], [staged]):
+        return run(RunStep.STORE, lambda: _store(spec, acq, found, _layer(spec, staged)))
 
 
 # ---- step bodies -----------------------------------------------------------------------
@@ -143,7 +149,7 @@ def _inspect(spec: dict[str, Any], acq: dict[str, Any]) -> dict[str, Any]:
 
 
 def _parse(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any]
-           ) -> TextLayer | list[str]:
+           ) -> dict[str, Any] | list[str]:
     from ..sources.bodies import parse_body
     from ..sources.sandbox import ParserSandbox
 
@@ -153,9 +159,16 @@ def _parse(spec: dict[str, Any], acq: dict[str, Any], found: dict[str, Any]
                    else None)
         body = stack.enter_context(_staged(spec, acq))
         try:
-            return parse_body(found["kind"], body, None, limits=limits, sandbox=sandbox)
+            layer = parse_body(found["kind"], body, None, limits=limits, sandbox=sandbox)
         except ParseFailure as f:
             return [f.reason, f.detail]
+    return stage_layer(worker_store(), spec["tenant"], str(spec.get("run_id") or ""),
+                       acq["source_id"], acq["sha256"], layer)
+
+
+def _layer(spec: dict[str, Any], staged: dict[str, Any] | None) -> TextLayer | None:
+    """Return the text layer `parse` staged (None when it staged none)."""
+    return None if staged is None else load_layer(worker_store(), spec["tenant"], staged)
 
 
 def _staged(spec: dict[str, Any], acq: dict[str, Any]) -> AbstractContextManager[Body]:

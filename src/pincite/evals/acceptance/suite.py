@@ -29,6 +29,7 @@ from .origin import run_origin
 from .prompt_injection import run_injection
 from .retrieval_faults import run_retrieval_faults
 from .revisions import run_revisions
+from .run_copies import run_run_copies
 from .scoreboard import Scoreboard
 from .sessions import run_sessions
 from .size_limits import run_limits
@@ -62,6 +63,7 @@ GROUPS: dict[str, Group] = {
     "LIMITS": run_limits,
     "HOSTILE": run_hostile,
     "DURABILITY": run_durability,
+    "DURABLE-RUN COPIES": run_run_copies,
     "REVIEW": run_interleavings,
     "FORMULA INJECTION": run_formulas,
 }

@@ -162,7 +162,8 @@ def run_run_copies(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Siz
     f = {n: board.figure(GROUP, n) for n in (F_RUNS, F_TEXT, F_REFS, F_SEEN, F_KEPT)}
     mint = TokenMint(seed + 25)
     folder, store = ws.folder("run-copies-docs"), ws.path("run-copies-store")
-    gone = {f"side-{mint.new()}.txt": mint.new() for _ in range(max(1, size.deletions))}
+    # each file is one sandboxed parse in the worker: half the DELETION group's count
+    gone = {f"side-{mint.new()}.txt": mint.new() for _ in range(max(1, size.deletions // 2))}
     keep_id, keep_text = f"keep-{mint.new()}.txt", mint.new()
     for sid, token in [*gone.items(), (keep_id, keep_text)]:
         (folder / sid).write_text(_doc(token), "utf-8")

@@ -45,13 +45,16 @@ def load_phrasings(path: Path, known: Iterable[str] | None = None
     data = load_json(raw, f"the questions file {p.name}")
     if not isinstance(data, dict) or not data:
         raise UsageError(f"{p.name}: write an object of category -> list of phrasings")
-    allowed = set(known) if known is not None else None
+    # categories are matched whatever their case (CUAD's own files spell some two ways)
+    allowed = {k.casefold(): k for k in known} if known is not None else None
     out: dict[str, list[Phrasing]] = {}
     total = 0
     for category, texts in data.items():
-        if allowed is not None and category not in allowed:
-            raise UsageError(f"{p.name}: unknown category {category[:80]!r}: use one of "
-                             f"{', '.join(sorted(allowed))[:400]}")
+        if allowed is not None:
+            if category.casefold() not in allowed:
+                raise UsageError(f"{p.name}: unknown category {category[:80]!r}: use one of "
+                                 f"{', '.join(sorted(allowed.values()))[:400]}")
+            category = allowed[category.casefold()]
         if not isinstance(texts, list) or not all(isinstance(t, str) and t.strip()
                                                   for t in texts):
             raise UsageError(f"{p.name}: {category[:80]!r} must list phrasings (strings)")

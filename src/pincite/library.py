@@ -57,7 +57,7 @@ _LAZY = {"records_json": "pincite.extract.records", "ThresholdRow": "pincite.rev
          "format_table": "pincite.review.calibration",
          "seed_worked_example": "pincite.review.calibration",
          "walk_inputs": "pincite.sources.acquire", "IngestResult": "pincite.sources.ingest",
-         "VALUE_TYPES": "pincite.values"}
+         "VALUE_TYPES": "pincite.values", "schema_from_text": "pincite.extract.schema"}
 
 
 def __getattr__(name: str) -> Any:
@@ -493,7 +493,6 @@ _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.
               "canary_generation": "pincite.release.ops",
               "open_embedder": "pincite.embed.factory"})
 _LAZY["fill_workbook"] = "pincite.fill.solve"  # workbook fill (issue 16), loaded on first use
-_LAZY["schema_from_text"] = "pincite.extract.schema"  # a schema sent over HTTP or MCP (issue 25)
 # what the service's rank and fill routes take over HTTP (issue 17)
 _LAZY.update({"rank_json": "pincite.rank.company_fit", "fill_upload": "pincite.fill.intake",
               "check_target_name": "pincite.fill.intake", "fill_summary": "pincite.fill.intake",

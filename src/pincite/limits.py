@@ -175,7 +175,7 @@ def _json_value(text: str, what: str, refuse: type[Exception], max_depth: int) -
     try:
         return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, a 4300-digit integer
-        raise refuse(f"{what} is not usable JSON: {str(exc)[:120]}") from None
+        raise refuse(f"{what} is not usable JSON: {_one_line(exc)[:120]}") from None
 
 
 def _yaml_value(text: str, what: str, refuse: type[Exception], max_depth: int) -> Any:
@@ -207,9 +207,13 @@ def _yaml_value(text: str, what: str, refuse: type[Exception], max_depth: int) -
         if "nesting depth" in str(exc.problem):  # libyaml's own cap, met before ours
             raise refuse(f"{what} nests too deeply to read (more than {max_depth} "
                          "levels): flatten it") from None
-        raise refuse(f"{what}: not valid YAML/JSON: {str(exc)[:200]}") from None
+        raise refuse(f"{what}: not valid YAML/JSON: {_one_line(exc)}") from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:  # a bad date, a huge integer
-        raise refuse(f"{what}: not valid YAML/JSON: {str(exc)[:200]}") from None
+        raise refuse(f"{what}: not valid YAML/JSON: {_one_line(exc)}") from None
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200]
 
 
 def impure_path(data: Any, path: str = "") -> tuple[str, str] | None:
@@ -251,6 +255,18 @@ def non_finite_path(data: Any, path: str = "") -> str | None:
     return None
 
 
+def read_at_most(path: Path, limit: int) -> bytes:
+    """Return the first `limit` bytes of a file (all of a shorter one), read in chunks so
+    that a small file costs little memory whatever the limit; raise OSError."""
+    chunks: list[bytes] = []
+    total = 0
+    with path.open("rb") as f:
+        while total < limit and (chunk := f.read(min(1 << 16, limit - total))):
+            chunks.append(chunk)
+            total += len(chunk)
+    return b"".join(chunks)
+
+
 def read_capped(path: str | Path, *, max_bytes: int, refuse: type[Exception],
                 what: str) -> bytes:
     """Return the bytes of a regular file a user gave, else raise `refuse`: not a file
@@ -259,13 +275,13 @@ def read_capped(path: str | Path, *, max_bytes: int, refuse: type[Exception],
     if not p.is_file():
         raise refuse(f"{str(p)[:200]!r} is not a file: give {what}")
     try:
-        with p.open("rb") as f:
-            raw = f.read(max_bytes + 1)
+        size = p.stat().st_size
+        raw = read_at_most(p, max_bytes + 1) if size <= max_bytes else b""
     except OSError as exc:
         raise refuse(f"cannot read {str(p)[:200]!r} ({exc.strerror}): give {what}") from None
-    if len(raw) > max_bytes:
-        raise refuse(f"{p.name}: {max(len(raw), p.stat().st_size)} bytes is past the "
-                     f"{max_bytes}-byte limit")
+    if size > max_bytes or len(raw) > max_bytes:  # too large, or grown since
+        raise refuse(f"{p.name}: {max(len(raw), size)} bytes is past the {max_bytes}-byte "
+                     "limit")
     return raw
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..errors import InvalidSchema
-from ..limits import YAML_MAX_DEPTH, load_guarded
+from ..limits import YAML_MAX_DEPTH, load_guarded, read_at_most
 from .schema_file import (
     DEFAULT_TAU_FLAG,
     DEFAULT_TAU_SHOW,
@@ -232,8 +232,7 @@ def load_schema(path: str | Path) -> Schema:
     if p.exists() and not p.is_file():
         raise InvalidSchema(f"cannot read schema file {p}: not a regular file")
     try:
-        with p.open("rb") as f:
-            raw = f.read(MAX_SCHEMA_BYTES + 1)
+        raw = read_at_most(p, MAX_SCHEMA_BYTES + 1)  # more is refused, unread
     except OSError as exc:
         raise InvalidSchema(f"cannot read schema file {p}: {exc.strerror}") from exc
     return schema_from_text(raw, str(p))

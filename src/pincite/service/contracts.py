@@ -160,8 +160,7 @@ def extract(lib: Library, p: Principal, schema: dict[str, Any] | str, docs: Sequ
     (YAML or JSON: the run's schema digest is then the CLI's) or as a JSON object, read by
     the guarded loader (no aliases, bounded size and depth; messages say "the schema")."""
     from ..errors import InvalidSchema
-    from ..extract.schema import schema_from_text
-    from ..library import records_json
+    from ..library import records_json, schema_from_text
 
     if not docs:
         raise UsageError("give the case's documents")

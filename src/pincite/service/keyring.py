@@ -85,6 +85,10 @@ def _key_objects(raw: Any, what: str) -> list[dict[str, Any]]:
     entry and sub-key that is missing, unknown or of the wrong type."""
     if not isinstance(raw, dict) or not isinstance(raw.get("keys", []), list):
         raise UsageError(f"{what}: not an object with a list of keys")
+    extra = sorted(str(k) for k in raw if k not in ("schema_name", "version", "keys"))
+    if extra:
+        raise UsageError(f"{what}: unknown key {extra[0][:40]!r} (a keys file holds "
+                         "schema_name, version and keys)")
     out = raw.get("keys", [])
     for i, d in enumerate(out):
         if not isinstance(d, dict):

@@ -36,6 +36,7 @@ from .size_limits import run_limits
 from .symlinks import run_symlinks
 from .token_dos import run_token_dos
 from .write_authz import run_write_authz
+from .yaml_bombs import run_yaml_bombs
 
 
 def run_hostile(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size, seed: int,
@@ -66,6 +67,7 @@ GROUPS: dict[str, Group] = {
     "DURABLE-RUN COPIES": run_run_copies,
     "REVIEW": run_interleavings,
     "FORMULA INJECTION": run_formulas,
+    "YAML BOMBS": run_yaml_bombs,
 }
 DEFAULT_SEED = 14
 

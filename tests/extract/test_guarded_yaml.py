@@ -61,6 +61,7 @@ HOSTILE = {"alias bomb": (alias_bomb(), "YAML aliases"),
            "5,000 deep, flow": (DEEP_FLOW, "nests too deeply"),
            ".nan": (NAN_MAX, "finite"),
            "1e400": (HUGE_MAX, "finite"),
+           "'1e400' quoted": (NAN_MAX.replace(".nan", "'1e400'"), "finite"),
            "!!binary": (with_value("!!binary aGVsbG8="), "not plain data")}
 
 

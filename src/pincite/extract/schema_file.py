@@ -8,6 +8,7 @@ refused), and `schemas/extraction-schema.json` is generated from them
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal, get_args
 
@@ -132,6 +133,13 @@ class FieldEntry(_Strict):
     min: int | float | None = None  # an int stays an int: messages say `max:10`
     max: int | float | None = None
     postconditions: list[PostconditionEntry] = Field(default_factory=list)
+
+    @field_validator("min", "max")
+    @classmethod
+    def _finite(cls, v: int | float | None) -> int | float | None:
+        if isinstance(v, float) and not math.isfinite(v):  # a quoted "1e400" or "nan"
+            raise ValueError("must be a finite number")
+        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> FieldEntry:

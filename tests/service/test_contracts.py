@@ -230,10 +230,10 @@ def test_commands_that_write_answer_like_the_cli(both, tmp_path, monkeypatch):
         schema = strict_schema(tmp_path)
         # the schema file's text: the run records the same digest as the CLI's
         body = {"schema": schema.read_text("utf-8"), "docs": TENDER_DOCS[:1],
-                "case_id": "case-one"}
+                "case_id": "tender-one"}
         same(c.post("/extract", json=body),
              _cli(twin, "extract", TENDER_DOCS[0], "--schema", str(schema), "--case",
-                  "case-one", *AS), lines=False)
+                  "tender-one", *AS), lines=False)
         same(c.delete("/sources", params={"source_id": "new.md"}),
              _cli(twin, "delete", "new.md", *AS), lines=False)
         # fill: the workbook as the body; the artifacts stay with the service under the id

@@ -1,6 +1,6 @@
 """schemathesis over the whole OpenAPI document, against the real server, with two tenants'
-keys as peers (Web Fuzzing Commons auth; each tenant's admin key too, so the admin routes
-are reached): examples, coverage, fuzzing and stateful phases,
+keys as peers (Web Fuzzing Commons auth; each tenant's admin key and the operator's key
+too, so the admin and operator routes are reached): examples, coverage, fuzzing and stateful phases,
 positive and negative data. Checks: no server error, no answer when the credential is
 dropped (`ignored_auth`), no object one tenant reads is answered for the other
 (`object_level_authorization`), and no response carries a token only the other tenant's
@@ -102,7 +102,7 @@ def test_schemathesis_over_the_whole_spec_with_two_tenants(tmp_path):
         (tmp_path / "openapi.json").write_text(json.dumps(spec))
         auth = {"auth": [{"name": who, "fixedHeaders": [
             {"name": "Authorization", "value": f"Bearer {svc.keys[who]}"}]}
-            for who in ("demo", "globex", "demo-admin", "globex-admin")]}
+            for who in ("demo", "globex", "demo-admin", "globex-admin", "operator")]}
         (tmp_path / "auth.json").write_text(json.dumps(auth))
         docs = [*TENDER_DOCS, f"{TENDER_DOCS[0]}@r1", "globex/supply.md", "globex/supply.md@r1"]
         # a fill and a durable run of each tenant, so each keeps asking for the other's

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from pincite.evals.acceptance.loopback import ISSUER, LocalIssuer, client_at
+from pincite.evals.acceptance.loopback import ISSUER, LocalIssuer, client_at, sign_in
 from pincite.service.jwks_cache import JwksCache, KeysRefreshing
 from pincite.service.lockout import FailureLimit, Lockout, TooManyFailures
 from pincite.service.oidc import OidcVerifier
@@ -124,6 +124,13 @@ def test_an_address_past_its_failures_gets_429_and_others_are_served(lib, tmp_pa
         assert c.get("/sources", headers=svc.auth("demo")).status_code == 200
         assert [c.get("/sources").status_code for _ in range(8)] == [401] * 8
         assert c.get("/sources", headers=svc.auth("demo")).status_code == 200
+        # failed sign-ins to the review page count as well
+        with client_at("127.0.0.4", svc.base) as browser:
+            codes = [sign_in(browser, "pck_000000000000_guess") for _ in range(6)]
+            assert codes == [401] * 5 + [429], codes
+            assert sign_in(browser, svc.keys["demo"]) == 429
+        with httpx.Client(base_url=svc.base) as browser:
+            assert sign_in(browser, svc.keys["demo"]) == 303
 
 
 def test_the_lockout_in_isolation():

@@ -117,7 +117,7 @@ def test_an_address_past_its_failures_gets_429_and_others_are_served(lib, tmp_pa
         assert [guesser.get("/sources", headers=wrong).status_code for _ in range(5)] == [401] * 5
         r = guesser.get("/sources", headers=wrong)
         assert r.status_code == 429 and 1 <= int(r.headers["Retry-After"]) <= 60
-        assert r.json()["error"]["code"] == "rate_limited"
+        assert r.json()["error"]["code"] == "too_many_failures"
         # the address is refused before its credential is looked at, a valid one too
         assert guesser.get("/sources", headers=svc.auth("demo")).status_code == 429
         # another address is served as before, and requests without a credential count nothing

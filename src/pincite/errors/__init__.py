@@ -21,7 +21,9 @@ not exceptions. Only broken inputs and broken invariants raise.
     ├── CrossSiteRequest (403)        a review-page change from another origin or without its token
     ├── UnknownHost (421)             a review-page request whose Host is not on the allow-list
     ├── Unauthenticated (401)         a service request without valid credentials (key or JWT)
+    │   └── KeysRefreshing (401)      a token whose key is being fetched: await it, try once more
     ├── RateLimited (429)             a tenant over its request rate or concurrency cap
+    │   └── TooManyFailures (429)     a client address past its failed authentications
     ├── BodyTooLarge (413)            a request body over the service's cap
     ├── RequestTimeout (503)          a service request that ran past its time limit
     ├── QuoteNotFound (404)           the quote is not in the text layer

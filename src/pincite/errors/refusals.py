@@ -4,6 +4,8 @@ rest)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .tree import PinciteError
 
 
@@ -32,6 +34,29 @@ class RateLimited(PinciteError):
                          f"{self.retry_after} s")
 
 
+class KeysRefreshing(Unauthenticated):
+    """A token names a key not held while a fetch of the issuer's key set is under way:
+    await the fetch (`service.jwks_cache.JwksCache.settled()`) and try once more (an
+    `Unauthenticated` to anyone who does not); `cache` is the cache to await."""
+
+    code = "keys_refreshing"
+
+    def __init__(self, cache: Any) -> None:
+        super().__init__("the issuer's keys are being refreshed; retry in a moment")
+        self.cache = cache
+
+
+class TooManyFailures(RateLimited):
+    """A client address past its failed authentications; `retry_after` is in seconds."""
+
+    code = "too_many_failures"
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = max(1, int(retry_after + 0.999))
+        PinciteError.__init__(self, "too many failed authentications from this address; "
+                              f"retry after {self.retry_after} s with a valid key or token")
+
+
 class BodyTooLarge(PinciteError):
     """A request body over the service's cap for that route; nothing of it was kept."""
 
@@ -55,7 +80,9 @@ class RequestTimeout(PinciteError):
 
 __all__ = [
     "BodyTooLarge",
+    "KeysRefreshing",
     "RateLimited",
     "RequestTimeout",
+    "TooManyFailures",
     "Unauthenticated",
 ]

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import Unauthenticated
-from .jwks_cache import KeysRefreshing
+from ..errors import KeysRefreshing, Unauthenticated
 from .keyring import KEY_PREFIX, KeyRing
 from .oidc import OidcVerifier
 from .scopes import Caller

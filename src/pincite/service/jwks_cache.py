@@ -24,21 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import MissingExtra, Unauthenticated
+from ..errors import KeysRefreshing, MissingExtra, Unauthenticated
 
 log = logging.getLogger("pincite.service")
 
 MAX_JWKS_BYTES = 1024 * 1024
 Fetch = Callable[[str, float, int], bytes]
-
-
-class KeysRefreshing(Unauthenticated):
-    """A token names a key not held while a fetch of the key set is under way: await
-    `JwksCache.settled()` and try once more (an `Unauthenticated` to anyone who does not)."""
-
-    def __init__(self, cache: JwksCache) -> None:
-        super().__init__("the issuer's keys are being refreshed; retry in a moment")
-        self.cache = cache
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

@@ -18,16 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import PinciteError, RateLimited, UsageError
-
-
-class TooManyFailures(RateLimited):
-    """A client address past its failed authentications; `retry_after` is in seconds."""
-
-    def __init__(self, retry_after: float) -> None:
-        self.retry_after = max(1, int(retry_after + 0.999))
-        PinciteError.__init__(self, "too many failed authentications from this address; "
-                              f"retry after {self.retry_after} s with a valid key or token")
+from ..errors import TooManyFailures, UsageError
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,9 @@ from html import escape
 from http.cookies import CookieError, SimpleCookie
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PinciteError, Unauthenticated
+from ..errors import KeysRefreshing, PinciteError, Unauthenticated
 from ..model import Principal
 from .guard import SESSION_COOKIE, TOKEN_FIELD
-from .jwks_cache import KeysRefreshing
 from .scopes import Caller, Scope
 
 if TYPE_CHECKING:

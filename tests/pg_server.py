@@ -13,7 +13,7 @@ import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -65,6 +65,19 @@ class PgServer:
         """Drop the database `url` names, closing whatever connections a test left open."""
         name = urlsplit(url).path.lstrip("/")
         self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+APP_LOGIN = "pincite_worker"
+
+
+def app_login_url(url: str) -> str:
+    """Return `url` logging in as the app login workers must use (issue 25), made here by
+    `db upgrade --app-login` as the URL's owner (the server trusts local logins)."""
+    from pincite.library import upgrade_store
+
+    upgrade_store(url, app_login=APP_LOGIN)
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"{APP_LOGIN}@{parts.netloc.rpartition('@')[2]}"))
 
 
 @pytest.fixture(scope="session")

@@ -88,12 +88,13 @@ def open_library(url: str | Path, *, create: bool = False) -> Library:
     return Library(open_store(url, create=create))
 
 
-def upgrade_store(url: str | Path) -> dict[str, Any]:
-    """Create or migrate the schema of the store at `url` (`pincite db upgrade`); return
+def upgrade_store(url: str | Path, *, app_login: str | None = None) -> dict[str, Any]:
+    """Create or migrate the schema of the store at `url` (`pincite db upgrade`; for
+    PostgreSQL, its runs' schema too, and `app_login` made the service's login); return
     {store, backend, before, after, changed} (schema versions before and after)."""
-    from .store.schema_upgrade import upgrade_store as upgrade
+    from .runs.system_schema import upgrade_with_runs
 
-    return upgrade(url).to_dict()
+    return upgrade_with_runs(url, app_login=app_login)
 
 
 class Library(ReviewDesk):

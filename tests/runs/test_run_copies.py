@@ -32,6 +32,7 @@ from pincite.extract.records import FieldRecord  # noqa: E402
 from pincite.library import open_library  # noqa: E402
 from pincite.model import Principal  # noqa: E402
 from tests.commands import invoke  # noqa: E402
+from tests.pg_server import app_login_url  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ANN = Principal.parse("acme:ann")
@@ -168,6 +169,8 @@ def found(store: str, needles: dict[str, str]) -> dict[str, set[str]]:
 
 
 def _worker(store: str) -> None:
+    if "://" in store:  # a worker logs in as the app login, never the owner (issue 25)
+        store = app_login_url(store)
     env = {k: v for k, v in os.environ.items() if k not in ("PINCITE_FAULTS", "PINCITE_RUNS_DB")}
     env.update(PYTHONPATH=str(ROOT / "src"), PINCITE_EMBEDDER="hash")
     w = subprocess.run([sys.executable, "-m", "pincite.cli", "--store", store, "worker",

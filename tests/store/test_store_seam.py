@@ -30,7 +30,8 @@ def _members(cls: type) -> dict[str, object]:
 
 def test_the_sqlite_backend_implements_every_protocol_method_with_its_signature():
     protocol = _members(Store)
-    assert len(protocol) == 87  # + scrub_source, case_source_ids (issue 14, classes 2, 3), damage,
+    assert len(protocol) == 88  # + scrub_source, case_source_ids (issue 14, classes 2, 3), damage,
+    # + wall_problem (issue 25: a worker refuses a login that could act past the wall),
     # + field_records (the fill hands its unresolved cells to review), review_depth (the
     # service's queue gauge),
     # + the vector methods (issue 15: save_vectors, vector_problems, purge_vectors, dense_candidates)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from .context import emit, errors, store_url
@@ -18,18 +20,25 @@ def register(app: typer.Typer) -> None:
 
 
 @db_app.command("upgrade")
-def db_upgrade(json_: JsonOpt = False, store: StoreOpt = None) -> None:
+def db_upgrade(
+    app_login: Annotated[str | None, typer.Option(
+        "--app-login", help="PostgreSQL: make this role (created if missing, LOGIN NOINHERIT, "
+        "not the owner) the login the service and workers connect as; set its password "
+        "with ALTER ROLE.")] = None,
+    json_: JsonOpt = False, store: StoreOpt = None,
+) -> None:
     """Create or migrate the store's schema; print its version before and after.
 
     A PostgreSQL URL migrates as the URL's role (the tables' owner) and sets up the
-    application role and the tenant wall; a SQLite directory is created or migrated.
+    application and maintenance roles and the tenant wall; a SQLite directory is created
+    or migrated. Workers refuse to run as the owner: give them the --app-login role.
 
-    Example: pincite --store postgresql://pincite@db.internal/pincite db upgrade
+    Example: pincite --store postgresql://pincite@db.internal/pincite db upgrade --app-login pincite_worker
     """
     from ..library import upgrade_store
 
     with errors():
-        res = upgrade_store(store_url(store))
+        res = upgrade_store(store_url(store), app_login=app_login)
     if json_:
         emit(res)
         return

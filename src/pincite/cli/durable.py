@@ -40,12 +40,20 @@ def worker(
     Start one on each machine that shares the store's database; a worker killed mid-run is
     replaced by any other, which resumes the run without redoing its finished steps.
 
-    Example: pincite --store postgresql://pincite@db/pincite worker --queues ingest
+    Example: pincite --store postgresql://pincite_worker@db/pincite worker --queues ingest
     """
+    from ..errors import UsageError
+
     stop = threading.Event()
     old = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         with library(store) as lib:
+            problem = lib.store.wall_problem()
+            if problem:  # the login could RESET ROLE past the tenant wall
+                raise UsageError(
+                    f"the worker's login {problem}, so it could act past the tenant wall: "
+                    "connect workers as the app login (`pincite db upgrade --app-login NAME` "
+                    "as the owner, then --store postgresql://NAME@host/db)")
             book = lib.runs(store_url(store))
             book.check_worker(queues, beat=beat, lease=lease, poll=poll)
             if not json_:

@@ -47,10 +47,13 @@ def _sqlite_version(db: Path) -> int:
         raise StoreDamaged(db, str(exc)) from None
 
 
-def upgrade_store(url: str | Path) -> SchemaUpgrade:
+def upgrade_store(url: str | Path, *, app_login: str | None = None) -> SchemaUpgrade:
     """Create or migrate the schema of the store at `url` (a directory → SQLite,
-    `postgresql://…` → PostgreSQL); return the versions before and after."""
+    `postgresql://…` → PostgreSQL, with `app_login` made the login its service and workers
+    connect as); return the versions before and after."""
     text = str(url)
+    if app_login is not None and "://" not in text:
+        raise UsageError("--app-login names a PostgreSQL role: a SQLite store has no roles")
     if "://" in text:
         scheme = text.split("://", 1)[0]
         if scheme not in ("postgresql", "postgres"):
@@ -59,7 +62,7 @@ def upgrade_store(url: str | Path) -> SchemaUpgrade:
         from .postgres.pg_backend import upgrade
         from .postgres.pg_connection import redact
 
-        before, after = upgrade(text)
+        before, after = upgrade(text, app_login=app_login)
         return SchemaUpgrade(redact(text), "postgresql", before, after)
     from .sqlite.backend import MIGRATIONS, SQLiteStore
 

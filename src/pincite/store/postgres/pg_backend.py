@@ -19,11 +19,20 @@ from typing import Any
 from ...errors import SchemaTooOld, StoreDamaged, StoreMissing
 from ..private import private_dir
 from .pg_blobs import PgBlobStore
-from .pg_connection import ALL_TENANTS, connect, migrate, redact, schema_version, transaction
+from .pg_connection import (
+    ALL_TENANTS,
+    connect,
+    migrate,
+    redact,
+    schema_version,
+    session_problem,
+    transaction,
+)
 from .pg_index import PgIndexTables
 from .pg_records import PgRecordTables
 from .pg_review import PgReviewTables
 from .pg_schema import PG_MIGRATIONS
+from .pg_security_sql import app_login as make_app_login
 from .pg_security_sql import secure
 from .pg_sources import PgSourceTables
 
@@ -35,18 +44,41 @@ def cache_root(url: str) -> Path:
     return base / ("pg-" + hashlib.sha256(redact(url).encode()).hexdigest()[:16])
 
 
-def upgrade(url: str) -> tuple[int, int]:
+def upgrade(url: str, *, app_login: str | None = None) -> tuple[int, int]:
     """Create or migrate the schema at `url` (as the URL's own role, the tables' owner)
-    and put the security wall up; return (version before, version after)."""
+    and put the security wall up; with `app_login`, make that the login the service and
+    workers connect as (`pg_security_sql.app_login`). Return (version before, after)."""
     conn = connect(url, role=None)
     try:
         at = datetime.now(UTC).isoformat(timespec="seconds")
         before, after = migrate(conn, PG_MIGRATIONS, at)
         with conn.transaction():
             secure(conn)
+            if app_login is not None:
+                make_app_login(conn, app_login)
         return before, after
     finally:
         conn.close()
+
+
+def _version(url: str) -> int:
+    """Return the schema version at `url`, read as the URL's role (the owner, on a database
+    it may still have to create the schema in), else as the app role (an app login, which
+    holds no right of its own)."""
+    import psycopg
+
+    probe = connect(url, role=None)
+    try:
+        return schema_version(probe)
+    except psycopg.errors.InsufficientPrivilege:
+        pass
+    finally:
+        probe.close()
+    probe = connect(url)
+    try:
+        return schema_version(probe)
+    finally:
+        probe.close()
 
 
 class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTables):
@@ -56,11 +88,7 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
 
     def __init__(self, url: str, *, create: bool = True, root: Path | None = None) -> None:
         self.url = url
-        probe = connect(url, role=None)
-        try:
-            version = schema_version(probe)
-        finally:
-            probe.close()
+        version = _version(url)
         if version == 0 and not create:
             raise StoreMissing(redact(url))
         if version < len(PG_MIGRATIONS):
@@ -101,6 +129,11 @@ class PostgresStore(PgSourceTables, PgIndexTables, PgRecordTables, PgReviewTable
         """Run a block of reads on one snapshot for `tenant`; re-entrant."""
         with transaction(self.conn, tenant) as c:
             yield c
+
+    def wall_problem(self) -> str | None:
+        """Return why this store's login could act past the tenant wall (see
+        `pg_connection.session_problem`), or None: a worker refuses to start on one."""
+        return session_problem(self.conn)
 
     def _tenant_tx(self, tenant: str) -> Any:
         return transaction(self.conn, tenant)

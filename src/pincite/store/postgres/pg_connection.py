@@ -1,9 +1,12 @@
 """How this backend opens PostgreSQL, runs a transaction for a tenant and migrates.
 
 A transaction names the tenant it acts for (`pincite.tenant`, a transaction-local
-setting the row-level-security policies read); maintenance that spans tenants names
-`*`. Every connection acts as the application role (`SET ROLE pincite_app`): not the
-owner of the tables, so the policies apply to it (see `pg_security_sql`).
+setting the row-level-security policies compare each row's tenant with, for equality).
+Maintenance that spans tenants (`ALL_TENANTS`) names no tenant: it switches to the
+maintenance role for that transaction only (`SET LOCAL ROLE pincite_maint`). Every
+connection acts as the application role (`SET ROLE pincite_app`): not the owner of the
+tables, so the policies apply to it (see `pg_security_sql`). `session_problem` says when
+the login itself could leave the wall (`RESET ROLE` to an owner or superuser).
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ...errors import SchemaTooNew, StoreBusy, StoreError
 
-ALL_TENANTS = "*"
+ALL_TENANTS = "*"  # a name no tenant has (`check_name`): the transaction acts as MAINT_ROLE
 APP_ROLE = "pincite_app"
+MAINT_ROLE = "pincite_maint"
 # One advisory lock key for schema changes, so two machines upgrading at once take turns.
 MIGRATION_LOCK = 0x70696E63
 
@@ -93,12 +97,43 @@ def transaction(conn: Any, tenant: str = ALL_TENANTS, *, read_only: bool = False
         with conn.transaction():
             if read_only:
                 conn.execute("SET TRANSACTION READ ONLY")
-            conn.execute("SELECT set_config('pincite.tenant', %s, true)", (tenant,))
+            act_for(conn, tenant)
             yield conn
     except psycopg.errors.LockNotAvailable as exc:
         raise StoreBusy(str(exc).strip()) from exc
     except psycopg.errors.SerializationFailure as exc:
         raise StoreBusy(str(exc).strip()) from exc
+
+
+def act_for(conn: Any, tenant: str) -> None:
+    """Make the open transaction act for `tenant` (the wall compares each row's tenant with
+    it), or for every tenant as the maintenance role when `tenant` is `ALL_TENANTS`."""
+    if tenant == ALL_TENANTS:
+        conn.execute(f"SET LOCAL ROLE {MAINT_ROLE}")
+    else:
+        conn.execute("SELECT set_config('pincite.tenant', %s, true)", (tenant,))
+
+
+SQL_SESSION = (
+    "SELECT r.rolsuper, r.rolbypassrls, EXISTS (SELECT 1 FROM pg_tables t WHERE "
+    "t.schemaname = current_schema() AND pg_has_role(session_user, t.tableowner, 'MEMBER')) "
+    "FROM pg_roles r WHERE r.rolname = session_user")
+
+
+def session_problem(conn: Any) -> str | None:
+    """Return why the connection's login could act past the tenant wall (a superuser, a
+    role that bypasses row-level security, or the tables' owner or a member of it: each
+    can `RESET ROLE` to itself), or None for a login that cannot."""
+    row = conn.execute(SQL_SESSION).fetchone()
+    if row is None:  # pragma: no cover - the session user always has a row
+        return "is not a role the server lists"
+    if row[0]:
+        return "is a superuser"
+    if row[1]:
+        return "bypasses row-level security (BYPASSRLS)"
+    if row[2]:
+        return "owns the tables (or is a member of their owner)"
+    return None
 
 
 def schema_version(conn: Any) -> int:

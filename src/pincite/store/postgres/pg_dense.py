@@ -31,19 +31,19 @@ from ...errors import VectorsUnavailable
 from ..ann import INDEX_SCHEMA, SCHEMA_VERSION, AnnPolicy, policy_of
 from ..dense_channel import DenseCandidates, checked_query, checked_rows, use_graph
 from ..index_records import AuthScope, ChunkRecord, GenerationRow
-from .pg_connection import connect
 from .pg_dense_sql import (
     SET_SCAN,
     SQL_GATHER,
     SQL_HAS_VECTORS,
+    SQL_HNSW_BUILD,
+    SQL_HNSW_DROP,
     SQL_INDEX_VALID,
     SQL_VECTOR_COUNT,
     SQL_VECTORS_DELETE,
     SQL_VECTORS_DROP,
     SQL_VECTORS_INSERT,
     SQL_VECTORS_OF,
-    hnsw_ddl,
-    hnsw_drop,
+    checked_gen,
     index_name,
     sql_dense_exact,
     sql_dense_index,
@@ -123,37 +123,25 @@ class PgVectors:
                      "build_seconds": round(time.perf_counter() - started, 3),
                      "index": built, "partitions": []}
 
-    def _owner(self) -> Any:
-        """A connection as the tables' owner (indexes are DDL; the app role owns nothing)."""
-        return connect(self.url, role=None)
-
     def _build_index(self, gen_id: str, dimension: int, ann: AnnPolicy) -> None:
-        conn = self._owner()
-        try:
-            with conn.transaction():
-                conn.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
-                conn.execute(hnsw_drop(gen_id))
-                conn.execute(hnsw_ddl(gen_id, dimension, ann.connectivity, ann.expansion_add))
-        finally:
-            conn.close()
+        """Build a generation's HNSW index: DDL, which the owner runs for the maintenance
+        role (`pincite_hnsw_build`, SECURITY DEFINER; see `pg_security_sql`)."""
+        with self.write("*") as c:
+            c.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
+            c.execute(SQL_HNSW_BUILD, (checked_gen(gen_id), int(dimension),
+                                       int(ann.connectivity), int(ann.expansion_add)))
 
     def _analyze(self) -> None:
         """Refresh the planner's statistics of the tables a query of a new generation
-        joins (a fresh generation's rows are otherwise unknown to it until autovacuum)."""
-        conn = self._owner()
-        try:
-            conn.execute(ANALYZE)
-        finally:
-            conn.close()
+        joins (a fresh generation's rows are otherwise unknown to it until autovacuum);
+        the MAINTAIN privilege allows it without owning them."""
+        with self.write("*") as c:
+            c.execute(ANALYZE)
 
     def drop_vectors(self, gen_id: str) -> None:
         """Drop a generation's HNSW index and delete its vectors."""
-        conn = self._owner()
-        try:
-            conn.execute(hnsw_drop(gen_id))
-        finally:
-            conn.close()
         with self.write("*") as c:
+            c.execute(SQL_HNSW_DROP, (checked_gen(gen_id),))
             c.execute(SQL_VECTORS_DROP, (gen_id,))
 
     def _digest(self, c: Any, g: GenerationRow) -> tuple[str, int]:

@@ -54,6 +54,10 @@ def hnsw_drop(gen_id: str) -> str:
     return f"DROP INDEX IF EXISTS {index_name(gen_id)}"
 
 
+# `hnsw_ddl` and `hnsw_drop` as the owner runs them for the maintenance role (SECURITY
+# DEFINER functions of `pg_security_sql`: the app and maintenance roles own no table)
+SQL_HNSW_BUILD = "SELECT pincite_hnsw_build(%s, %s, %s, %s)"
+SQL_HNSW_DROP = "SELECT pincite_hnsw_drop(%s)"
 SQL_INDEX_VALID = ("SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
                    "WHERE c.relname = %s")
 SQL_VECTORS_OF = "SELECT ord, vector_send(embedding) FROM gen_vectors WHERE gen_id=%s ORDER BY ord"

@@ -1,9 +1,10 @@
 """SQL of the embedding cache: spaces and vectors by (scope, space, input digest).
 
 The SQLite backend keeps these rows in a file of their own; here they are two tables of
-the shared database, so every worker reuses the vectors any worker computed. `scope`
-keeps tenants apart (the embedding stage passes the tenant), not the row-level wall:
-the rows carry no `tenant` column, as in the SQLite cache.
+the shared database, so every worker reuses the vectors any worker computed. `scope` is
+the tenant (the embedding stage passes it): `pg_security_sql` walls the table by it, as
+it walls every `tenant` column (`WALL_COLUMNS`). `embedding_spaces` holds what each space
+is (model, dimension), no tenant's data, and is not walled.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from ..index_records import (
 )
 from ..sqlite.postings import PostingsBuilder, digest
 from .pg_authorized import PgAuthorizedReads
+from .pg_connection import ALL_TENANTS, act_for
 from .pg_dense import PgVectors
 from .pg_index_sql import (
     GEN_LOCK,
@@ -94,7 +95,7 @@ from .pg_index_sql import (
 )
 from .pg_postings import purge_postings, table_digest
 
-ALL = "*"
+ALL = ALL_TENANTS
 
 
 @contextmanager
@@ -108,7 +109,7 @@ def snapshot(conn: Any, tenant: str) -> Iterator[Any]:
         return
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        conn.execute("SELECT set_config('pincite.tenant', %s, true)", (tenant,))
+        act_for(conn, tenant)
         yield conn
 
 

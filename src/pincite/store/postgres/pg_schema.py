@@ -11,6 +11,7 @@ from .pg_embeddings_sql import MIGRATION_EMBEDDINGS
 from .pg_index_sql import MIGRATION_INDEX
 from .pg_records_sql import MIGRATION_RECORDS
 from .pg_review_sql import MIGRATION_REVIEW
+from .pg_security_sql import secure
 from .pg_sources_sql import MIGRATION_SOURCES
 
 PG_MIGRATIONS: tuple[PgMigration, ...] = (
@@ -25,4 +26,7 @@ PG_MIGRATIONS: tuple[PgMigration, ...] = (
     MIGRATION_REVIEW,
     # 6: the embedding cache
     MIGRATION_EMBEDDINGS,
+    # 7: the wall compares for equality only (no `*`), cross-tenant work as pincite_maint,
+    # `embeddings` walled by scope, HNSW DDL through the owner's functions (issue 25)
+    secure,
 )

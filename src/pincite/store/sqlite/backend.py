@@ -233,6 +233,10 @@ class SQLiteStore(IndexTables, RecordTables, ReviewTables):
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
+    def wall_problem(self) -> str | None:
+        """Return None: one SQLite file has no roles to act past (see PostgresStore's)."""
+        return None
+
     def damage(self, exc: BaseException) -> StoreDamaged | None:
         """Return the `StoreDamaged` that `exc` means when it says the database file is
         damaged (a query met a corrupt page), else None."""

@@ -405,7 +405,7 @@ def eval_acceptance(
     out: Annotated[Path, typer.Option("--out", help="Where to write the report (JSON).")] = Path("reports/acceptance.json"),
     bipia: Annotated[Path | None, typer.Option("--bipia", help="A BIPIA split folder (text_attack_*.json): its attack strings join the injected payloads.")] = None,
     pdfs: Annotated[Path | None, typer.Option("--pdfs", help="A folder of damaged PDFs to ingest as hostile files (e.g. qpdf's).")] = None,
-    group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable): AUTHZ, NONINTERF, DELETION, REVISIONS, INJECTION, CSRF/ORIGIN, SYMLINKS, LIMITS, HOSTILE, DURABILITY, REVIEW.")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable): AUTHZ, 'WRITE AUTHZ', NONINTERF, DELETION, REVISIONS, RETRIEVAL, INJECTION, CSRF/ORIGIN, 'TOKEN DOS', 'MCP SCOPES', SESSIONS, FAIRNESS, SYMLINKS, LIMITS, HOSTILE, DURABILITY, 'DURABLE-RUN COPIES', REVIEW, 'FORMULA INJECTION', 'YAML BOMBS'.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the canary tokens and random choices.")] = 14,
     json_: JsonOpt = False,
 ) -> None:

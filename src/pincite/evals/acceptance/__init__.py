@@ -16,6 +16,17 @@ the candidate seams (`spies`) — against fresh temporary stores, one module per
     DURABILITY  durability       kill -9 at every fault point, fsck, retry
     REVIEW      interleavings    exhaustive two-reviewer interleavings; threads in `large`
 
+and the classes of issue 25:
+
+    WRITE AUTHZ        write_authz   every write path by a writer who cannot read the source
+    TOKEN DOS          token_dos     forged JWTs: JWKS fetches, another tenant's latency
+    MCP SCOPES         mcp_scopes    MCP tools with a credential lacking the scope or tenant
+    SESSIONS           sessions      review sessions after key revocation and token expiry
+    FAIRNESS           fairness      one tenant flooding; the other's latency, /ui limits
+    DURABLE-RUN COPIES run_copies    purge, then every value of the runs database decoded
+    FORMULA INJECTION  formulas      hostile labels through fill; CSV and XLSX cells read back
+    YAML BOMBS         yaml_bombs    alias bombs, deep nesting, non-finite numbers, huge files
+
 Every figure is a `scoreboard.Figure`: attempts made through real code paths (`tried`) and
 the attempts that broke the promise (`bad`).
 """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pincite.errors import NotFound
+from pincite.errors import NotFound, UsageError
 from pincite.extract.case import case_id_for
 from pincite.extract.run import run_extraction
 from pincite.extract.schema import load_schema
@@ -44,11 +44,18 @@ def test_naming_a_case_with_an_unreadable_document_is_not_found(tmp_path):
     before = _records(lib, case)
     assert before and all(p["doc_id"].startswith(SECRET) for r in before
                           for p in r["provenance"])
+    # another case's default id is claimable by no one (issue 25): refused before any
+    # lookup, the same for a case that exists and one that does not
+    for named in (case, "case-000000000000"):
+        with pytest.raises(UsageError, match="choose another case id"):
+            lib.extract(ANA, SCHEMA, [TENDER_DOCS[0]], case_id=named)
+    # an id of legal's own choosing, holding a document analysts may not read: not found
+    lib.extract(LIA, SCHEMA, [SECRET], case_id="legal-own")
     with pytest.raises(NotFound, match="not found"):
-        lib.extract(ANA, SCHEMA, [TENDER_DOCS[0]], case_id=case)
+        lib.extract(ANA, SCHEMA, [TENDER_DOCS[0]], case_id="legal-own")
     with pytest.raises(NotFound):  # the stage itself, without the facade
-        run_extraction(lib.store, ANA, load_schema(SCHEMA), [TENDER_DOCS[0]], case_id=case,
-                       route=False, persist=False)
+        run_extraction(lib.store, ANA, load_schema(SCHEMA), [TENDER_DOCS[0]],
+                       case_id="legal-own", route=False, persist=False)
     assert _records(lib, case) == before
     # legal, who reads every document of the case, may run it again
     lib.extract(LIA, SCHEMA, [SECRET], case_id=case)
@@ -61,8 +68,8 @@ def test_extract_case_through_the_cli_overwrites_nothing(tmp_path):
     lib.close()
     res = invoke("extract", TENDER_DOCS[0], "--schema", str(SCHEMA), "--case", case,
                  "--as", "demo:ana:analysts", store=tmp_path / "s")
-    assert res.returncode != 0 and "Traceback" not in res.stderr
-    assert f"case {case!r} not found" in res.stderr
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "choose another case id" in res.stderr  # a default id is nobody else's
     import pincite
 
     with pincite.open(tmp_path / "s") as lib2:

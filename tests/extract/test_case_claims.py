@@ -23,7 +23,7 @@ def test_another_users_default_case_id_cannot_be_claimed(lib):
     lib.ingest_bytes(b"# Mine\n\nThe provisional guarantee is 1 euro.\n", source_id="m.md",
                      tenant="acme", acl=["user:mallory"], sandbox=False, principal=MALLORY)
     theirs = case_id_for(lib.revisions(ALICE, "a.md"))
-    with pytest.raises(UsageError, match="choose another --case-id"):
+    with pytest.raises(UsageError, match="choose another case id"):
         lib.extract(MALLORY, SCHEMA, ["m.md"], case_id=theirs)
     assert lib.extract(ALICE, SCHEMA, ["a.md"]).case.case_id == theirs
     # an id of one's own choosing, and one's own default given explicitly, still work

@@ -188,8 +188,8 @@ def load_case(store: Store, principal: Principal, docs: Sequence[str],
         # a default id is derived from its documents and claimable by no one else: pre-
         # claiming another case's default id would lock its readers out of it
         raise UsageError(f"case ids that begin {DEFAULT_CASE_PREFIX!r} are the ids pincite "
-                         "derives from a case's documents: choose another --case-id, or give "
-                         "none to use this case's own")
+                         "derives from a case's documents: choose another case id "
+                         "(--case ID), or give none to use this case's own")
     case_id = case_id or default
     case_guard(store, principal, case_id)(store.case_source_ids(principal.tenant, case_id))
     return Case(case_id, out, verifier, principal)

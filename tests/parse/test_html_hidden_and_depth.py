@@ -128,7 +128,7 @@ def test_text_a_style_sheet_rule_hides_is_flagged(sheet, open_tag):
     ("<style>@media print{.x{display:none}}</style>", '<p class="x">'),  # device-dependent
     ("<style>.x:hover{display:none}</style>", '<p class="x">'),       # pseudo-class: skipped
     ("<style>.x{display:block; color:#333}</style>", '<p class="x">'),
-    ("<style>.x{color:#fff}</style>", '<p class="x">'),  # white needs the background: not read
+    ("<style>.x{color:#fff} .d{background:#123}</style>", '<div class="d"><p class="x">'),  # on a dark ground
 ])
 def test_style_sheet_rules_that_do_not_hide_this_text_flag_nothing(sheet, open_tag):
     closing = "".join(f"</{t.split()[0].strip('<>')}>" for t in reversed(open_tag.split("<")[1:]))

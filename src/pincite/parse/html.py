@@ -21,12 +21,15 @@ its cell; a `caption` is a paragraph before the table and the table's caption. V
 header-path cell locators (`parse.tables.grid_layer`). Version 3: text hidden by a
 `<style>` rule is flagged.
 
-Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, an inline
-style with `display:none`, `visibility:hidden`, `font-size:0` or `opacity:0`, tiny text
-(an inline `font-size` under 2px / 1.5pt / 0.15em / 15%), white or transparent text (inline
-`color` or `<font color>`) where no ancestor paints a background, the same hiding
-declarations in a top-level rule of the document's own `<style>` (`parse.stylesheet`), or with bidi controls / tag
-characters; the text is kept), `external_ref` (a remote `src`, `href` of
+Flags: `hidden_text` (text under a `hidden` attribute, `aria-hidden="true"`, or CSS that
+keeps it from a reader whatever the colours — `display:none`, `visibility:hidden`, tiny or
+zero `font-size`, `opacity` under 0.1, moved off the screen, clipped away, a 1px box with
+`overflow:hidden`: `inline_style.hiding` — in an inline style or a top-level rule of the
+document's own `<style>` (`parse.stylesheet`); text whose colour a reader cannot tell from
+the ground under it — white, in any syntax, on the white page, black on black, any equal
+pair, nearly transparent — the colours carried down the tree from inline styles, `<font
+color>`, `bgcolor` and the sheets' cascade; or text with bidi controls / tag characters;
+the text is kept), `external_ref` (a remote `src`, `href` of
 `link`, `data`, `poster`, `srcset`, `background`, CSS `url()`/`@import`, or a meta
 refresh; never fetched), `truncated` (nesting deeper than `limits.max_html_depth`, 512 by
 default: the deeper text is left out and everything after it kept; a span clamped to 1000
@@ -42,7 +45,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import lxml.etree
 import lxml.html
@@ -50,12 +53,22 @@ import lxml.html
 from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import TextLayer
+from .css_colors import BLACK, RGBA, WHITE, indistinct
 from .decoding import bom_encoding, decode_text
 from .hidden_chars import HIDDEN_CHARS_RE
-from .inline_style import hides, indent_points, paints
+from .inline_style import (
+    FAINT,
+    UNSET,
+    Colour,
+    hides,
+    indent_points,
+    inline,
+    own_background,
+    own_color,
+)
 from .layout import LayerBuilder
 from .numerals import letters, roman
-from .stylesheet import hidden_by_sheets
+from .stylesheet import SheetStyles, sheet_styles
 
 PARSER = "html"
 VERSION = "3"
@@ -145,12 +158,22 @@ def _has_external_refs(root: lxml.etree._Element) -> bool:
 
 @dataclass
 class _Ctx:
-    hidden: bool
+    hidden: bool  # a reader does not see the text this element holds itself
     depth: int
     pre: bool
     kind: str  # "paragraph" | "list_item" | "heading"
     level: int
-    painted: bool = False  # an ancestor paints a background (white text shows on it)
+    veiled: bool = False  # out of sight whatever the colours, and all it holds with it
+    color: RGBA | None = BLACK  # the text colour (None: unknown)
+    ground: RGBA | None = WHITE  # the background under the text (None: unknown, an image)
+    faint: bool = False  # `color` cannot be read on `ground`
+
+
+def _unreadable(color: RGBA | None, ground: RGBA | None) -> bool:
+    """Return True when text in `color` cannot be read on `ground` (unknown: readable)."""
+    if color is None:
+        return False
+    return color[3] < FAINT or (ground is not None and indistinct(color, ground))
 
 
 @dataclass
@@ -186,10 +209,10 @@ class _Walker:
     """Walks the tree once, iteratively, feeding blocks to the builder in reading order."""
 
     def __init__(self, builder: LayerBuilder, limits: Limits,
-                 sheet_hidden: frozenset[lxml.etree._Element] = frozenset()) -> None:
+                 sheets: SheetStyles | None = None) -> None:
         self.b = builder
         self.limits = limits
-        self.sheet_hidden = sheet_hidden  # elements a `<style>` rule hides
+        self.sheets = sheets or SheetStyles()  # what the `<style>` rules do to elements
         self.truncated = False
         self.buf = _Buffer()
         self.lists: dict[lxml.etree._Element, list] = {}  # ol → [next number, type]
@@ -204,9 +227,26 @@ class _Walker:
         else:
             self.b.paragraph(text, kind=ctx.kind, flags=flags)
 
-    def child_ctx(self, el: lxml.etree._Element, tag: str, ctx: _Ctx) -> _Ctx:
-        hidden = ctx.hidden or hides(el, ctx.painted, self.sheet_hidden)
-        painted = ctx.painted or paints(el)
+    def _colour(self, el: lxml.etree._Element, own: Colour,
+                sheet: dict[lxml.etree._Element, tuple[Colour, bool]]) -> Colour:
+        """Return the colour `el` sets: its own (inline, attribute) unless a sheet's
+        `!important` rule overrides it, else the sheet's; UNSET when neither does."""
+        ruled = sheet.get(el)
+        if ruled is not None and (own == UNSET or ruled[1]):
+            return ruled[0]
+        return own
+
+    def child_ctx(self, el: lxml.etree._Element, tag: str | None, ctx: _Ctx) -> _Ctx:
+        style = inline(el)
+        veiled = ctx.veiled or hides(el, self.sheets.hidden, style)
+        color, ground, faint = ctx.color, ctx.ground, ctx.faint
+        c = self._colour(el, own_color(el, style), self.sheets.color)
+        g = self._colour(el, own_background(el, style), self.sheets.background)
+        if c != UNSET or g != UNSET:  # else the colours and what they show are the parent's
+            color = color if c == UNSET else c  # type: ignore[assignment]
+            ground = ground if g == UNSET else g  # type: ignore[assignment]
+            faint = _unreadable(color, ground)
+        hidden = veiled or faint
         pre = ctx.pre or tag in PRE_TAGS
         kind, level = ctx.kind, ctx.level
         if tag in HEADINGS:
@@ -215,12 +255,13 @@ class _Walker:
             kind, level = "list_item", 0
         elif tag in ("ul", "ol", "dl", "blockquote", "table"):
             kind, level = "paragraph", 0
-        return _Ctx(hidden, ctx.depth + 1, pre, kind, level, painted)
+        return _Ctx(hidden, ctx.depth + 1, pre, kind, level, veiled, color, ground, faint)
 
     def walk(self, root: lxml.etree._Element) -> None:
         top = _Ctx(False, 0, False, "paragraph", 0)
+        own = replace(self.child_ctx(root, _tag(root), top), depth=0)  # `<html>`'s own colours
         # frames: (element, context of the element, context of its parent, entering?)
-        stack: list[tuple[lxml.etree._Element, _Ctx, _Ctx, bool]] = [(root, top, top, True)]
+        stack: list[tuple[lxml.etree._Element, _Ctx, _Ctx, bool]] = [(root, own, top, True)]
         while stack:
             el, ctx, parent, entering = stack.pop()
             tag = _tag(el)
@@ -289,35 +330,33 @@ class _Walker:
 
     # ---- tables -----------------------------------------------------------------
 
-    def flat_text(self, el: lxml.etree._Element, hidden0: bool, depth0: int,
-                  painted0: bool = False) -> tuple[str, bool]:
-        """Return the text of a subtree on one line (block boundaries → spaces)."""
+    def flat_text(self, el: lxml.etree._Element, parent: _Ctx) -> tuple[str, bool]:
+        """Return the text of a subtree on one line (block boundaries → spaces), and
+        whether any of it is hidden; `parent` is the context `el` sits in."""
         parts: list[str] = []
         hidden = False
-        # frames: (node, hidden state of its parent, painted by an ancestor, depth, entering?)
-        stack: list[tuple[lxml.etree._Element, bool, bool, int, bool]] = [
-            (el, hidden0, painted0, depth0, True)]
+        # frames: (node, context of its parent, entering?)
+        stack: list[tuple[lxml.etree._Element, _Ctx, bool]] = [(el, parent, True)]
         while stack:
-            node, parent_hidden, painted, depth, entering = stack.pop()
+            node, pctx, entering = stack.pop()
             tag = _tag(node)
             if entering and tag is not None and tag not in SKIP_TAGS:
-                if depth > self.limits.max_html_depth:
+                if pctx.depth + 1 > self.limits.max_html_depth:
                     self.truncated = True
                 else:
-                    h = parent_hidden or hides(node, painted, self.sheet_hidden)
-                    p = painted or paints(node)
+                    ctx = self.child_ctx(node, tag, pctx)
                     if node.text:
                         parts.append(node.text)
-                        hidden = hidden or (h and bool(node.text.strip()))
-                    stack.append((node, parent_hidden, painted, depth, False))
+                        hidden = hidden or (ctx.hidden and bool(node.text.strip()))
+                    stack.append((node, pctx, False))
                     for child in reversed(node):
-                        stack.append((child, h, p, depth + 1, True))
+                        stack.append((child, ctx, True))
                     continue
             if not entering and (tag in BLOCK_TAGS or tag == "br"):
                 parts.append(" ")
             if node is not el and node.tail:
                 parts.append(node.tail)
-                hidden = hidden or (parent_hidden and bool(node.tail.strip()))
+                hidden = hidden or (pctx.hidden and bool(node.tail.strip()))
         return " ".join("".join(parts).split()), hidden
 
     def _rows(self, table: lxml.etree._Element) -> Iterator[lxml.etree._Element]:
@@ -332,12 +371,10 @@ class _Walker:
 
     def table(self, table: lxml.etree._Element, ctx: _Ctx) -> None:
         limits = self.limits
-        hidden = ctx.hidden or hides(table, ctx.painted, self.sheet_hidden)
-        painted = ctx.painted or paints(table)
         caption: str | None = None
         for child in table:
             if _tag(child) == "caption":
-                text, hid = self.flat_text(child, hidden, ctx.depth + 1, painted)
+                text, hid = self.flat_text(child, ctx)
                 if text:
                     cflags = ("hidden_text",) if hid or HIDDEN_CHARS_RE.search(text) else ()
                     self.b.paragraph(text, flags=cflags)
@@ -357,8 +394,7 @@ class _Walker:
             truncated = True
         for r in range(n_rows):
             tr = trs[r]
-            tr_hidden = hidden or hides(tr, painted, self.sheet_hidden)
-            tr_painted = painted or paints(tr)
+            tr_ctx = self.child_ctx(tr, "tr", ctx)
             in_head = _tag(tr.getparent()) == "thead"
             while len(grid) <= r:
                 grid.append([])
@@ -384,7 +420,7 @@ class _Walker:
                 if total + colspan * rowspan > limits.max_table_cells:
                     truncated = True
                     break
-                text, hid = self.flat_text(cell, tr_hidden, ctx.depth + 2, tr_painted)
+                text, hid = self.flat_text(cell, tr_ctx)
                 hid = hid or bool(HIDDEN_CHARS_RE.search(text))
                 any_hidden = any_hidden or hid
                 if hid:
@@ -475,7 +511,7 @@ def parse(data: bytes, *, password: str | None = None, limits: Limits | None = N
     _refuse_too_deep(parser)
     if _has_external_refs(root):
         b.flag("external_ref")
-    walker = _Walker(b, limits, hidden_by_sheets(root))
+    walker = _Walker(b, limits, sheet_styles(root))
     walker.walk(root)
     walker.flush(_Ctx(False, 0, False, "paragraph", 0))
     if walker.truncated:

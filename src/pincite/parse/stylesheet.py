@@ -1,33 +1,50 @@
-"""What a document's own `<style>` sheets hide: the elements their rules put out of sight.
+"""What a document's own `<style>` sheets do to its text: the elements their rules put out of
+sight, and the text and background colours they give each element.
 
 A page can hide a price with `<style>.x{display:none}</style><p class="x">` as well as with
 an inline style. Only rules at the top level of a sheet are read (a rule inside `@media`,
 `@supports` or any other at-block depends on the device and is not applied); a rule hides
-when its declarations do what an inline style that hides does (`inline_style.HIDING`).
+when its declarations do what an inline style that hides does (`inline_style.hiding`).
 
 Selectors: type (`p`, `*`), `.class`, `#id`, `[attr]` and `[attr=value]` compounds joined by
 descendant (space) or child (`>`) combinators, both matched as "has such an ancestor" —
 a superset, so a rule may flag more than a browser hides, never less. A selector with
-anything else (pseudo-classes, `+`, `~`) is skipped. The cascade is not computed: an inline
-`display:block` does not unhide what a sheet hides; flagging is the safe side.
+anything else (pseudo-classes, `+`, `~`) is skipped. For hiding the cascade is not
+computed: an inline `display:block` does not unhide what a sheet hides; flagging is the
+safe side. Colours (`color`, `background(-color)`) are given by the cascade: of the rules
+that match an element and set the property, the `!important` one, then the most specific,
+then the last wins (`SheetStyles.color` / `.background`); an inline declaration beats a
+rule that is not `!important` (the HTML parser applies that).
 
-Bounds: at most `MAX_SELECTORS` hiding selectors and `MAX_STEPS` matching steps. Past the
-step budget, every element whose own class, id or tag matches a hiding selector's last
-compound is taken as hidden, ancestors unchecked — more flags, never fewer.
+Bounds: at most `MAX_SELECTORS` hiding selectors and as many colour selectors, and
+`MAX_STEPS` matching steps for hiding rules, `MAX_COLOUR_STEPS` for colour rules. Past the step budget, every element whose own
+class, id or tag matches a hiding selector's last compound is taken as hidden, ancestors
+unchecked — more flags, never fewer. Past the colour budget, the colours of every element
+after it are unknown (their text is then not judged by colour: fewer flags, never a wrong
+one). Colour selectors are matched as loosely as hiding ones (a child combinator read as
+descendant); a rule that hides gives no colours.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import lxml.etree
 
-from .inline_style import hiding_declarations
+from .inline_style import (
+    UNSET,
+    Colour,
+    declarations,
+    declared_background,
+    declared_color,
+    hiding,
+)
 
 MAX_SELECTORS = 2000
 MAX_STEPS = 200_000
+MAX_COLOUR_STEPS = 50_000  # colours: the text is only judged by them, never dropped
 MAX_SHEET_CHARS = 1_000_000
 
 _COMMENT_RE = re.compile(r"/\*.*?(?:\*/|$)", re.S)
@@ -65,7 +82,9 @@ class _Compound:
 
 def _tag(el: lxml.etree._Element) -> str | None:
     tag = el.tag
-    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else None
+    if not isinstance(tag, str):
+        return None
+    return (tag.rsplit("}", 1)[-1] if "}" in tag else tag).lower()
 
 
 def _top_level_rules(css: str) -> Iterator[tuple[str, str]]:
@@ -129,49 +148,139 @@ def _parse_selector(text: str) -> list[_Compound] | None:
     return compounds
 
 
-def _hiding_selectors(root: lxml.etree._Element) -> list[list[_Compound]]:
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    selector: list[_Compound]
+    rank: tuple[int, int, int, int]  # (ids, classes and attributes, types, order): higher wins
+    hides: bool
+    color: Colour  # UNSET when the rule sets none
+    background: Colour
+    important: frozenset[str]  # of "color", "background": declared `!important`
+    needs: frozenset[str] = frozenset()  # index keys its ancestor compounds require
+
+    def reachable(self, above: frozenset[str]) -> bool:
+        """Return False when no element under ancestors carrying `above` can match."""
+        return self.needs <= above
+
+
+@dataclass(frozen=True)
+class SheetStyles:
+    """What the `<style>` sheets of a document do to its elements."""
+
+    hidden: frozenset[lxml.etree._Element] = frozenset()
+    # element → (colour, !important) the cascade gives it; only elements a rule reaches
+    color: dict[lxml.etree._Element, tuple[Colour, bool]] = field(default_factory=dict)
+    background: dict[lxml.etree._Element, tuple[Colour, bool]] = field(default_factory=dict)
+
+
+_NOTHING: frozenset[str] = frozenset()
+_IMPORTANT_RE = re.compile(r"(?<![-\w])(color|background(?:-color)?)\s*:[^;]*!\s*important", re.I)
+
+
+def _rank(sel: list[_Compound], order: int) -> tuple[int, int, int, int]:
+    ids = sum(c.ident is not None for c in sel)
+    classes = sum(len(c.classes) + len(c.attrs) for c in sel)
+    return ids, classes, sum(c.tag is not None for c in sel), order
+
+
+def _rules(root: lxml.etree._Element) -> list[_Rule]:
     css = "\n".join(el.text or "" for el in root.iter("style"))[:MAX_SHEET_CHARS]
-    found: list[list[_Compound]] = []
-    for selectors, declarations in _top_level_rules(css):
-        if not hiding_declarations(declarations):
+    found: list[_Rule] = []
+    hiding_n = colour_n = 0
+    for order, (selectors, text) in enumerate(_top_level_rules(css)):
+        d = declarations(text)
+        hides = hiding(d)
+        color = declared_color(d) if "color" in d or "-webkit-text-fill-color" in d else UNSET
+        background = declared_background(d)
+        if not hides and color == UNSET and background == UNSET:
             continue
-        for text in selectors.split(","):
-            parsed = _parse_selector(text)
-            if parsed:
-                found.append(parsed)
-                if len(found) >= MAX_SELECTORS:
-                    return found
+        important = frozenset("color" if m.group(1).lower() == "color" else "background"
+                              for m in _IMPORTANT_RE.finditer(text))
+        for part in selectors.split(","):
+            parsed = _parse_selector(part)
+            if not parsed:
+                continue
+            needs = frozenset(c.keys()[0] for c in parsed[:-1])
+            if hides and hiding_n < MAX_SELECTORS:
+                hiding_n += 1
+                found.append(_Rule(parsed, _rank(parsed, order), True, color, background,
+                                   important, needs))
+            elif colour_n < MAX_SELECTORS and (color != UNSET or background != UNSET):
+                colour_n += 1
+                found.append(_Rule(parsed, _rank(parsed, order), False, color, background,
+                                   important, needs))
     return found
 
 
-def hidden_by_sheets(root: lxml.etree._Element) -> frozenset[lxml.etree._Element]:
-    """Return the elements of `root` that a top-level rule of its `<style>` sheets hides."""
-    selectors = _hiding_selectors(root)
-    if not selectors:
-        return frozenset()
-    index: dict[str, list[list[_Compound]]] = {}
-    for sel in selectors:
-        for key in sel[-1].keys():
-            index.setdefault(key, []).append(sel)
-    steps = 0
+def sheet_styles(root: lxml.etree._Element) -> SheetStyles:
+    """Return what the top-level rules of `root`'s `<style>` sheets do to its elements."""
+    rules = _rules(root)
+    if not rules:
+        return SheetStyles()
+    hiding: dict[str, list[_Rule]] = {}
+    colouring: dict[str, list[_Rule]] = {}
+    for rule in rules:
+        for key in rule.selector[-1].keys():
+            (hiding if rule.hides else colouring).setdefault(key, []).append(rule)
+    needed = frozenset().union(*(r.needs for r in rules if not r.hides))
+    steps = colour_steps = 0
     hidden: set[lxml.etree._Element] = set()
+    color: dict[lxml.etree._Element, tuple[Colour, bool]] = {}
+    background: dict[lxml.etree._Element, tuple[Colour, bool]] = {}
+    # the index keys some ancestor of each element carries: a selector whose ancestor
+    # compound needs a key none of them has cannot match (no walk up the tree for it)
+    above: dict[lxml.etree._Element, frozenset[str]] = {}
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
-        keys = ["*", _tag(el) or ""] + ["." + c for c in (el.get("class") or "").split()]
+        tag = _tag(el)
+        keys = ["*", tag or ""] + ["." + c for c in (el.get("class") or "").split()]
         if el.get("id"):
             keys.append("#" + el.get("id", ""))
-        candidates = (sel for key in keys for sel in index.get(key, ()))
-        for sel in candidates:
+        up = _NOTHING
+        if needed:
+            parent = el.getparent()
+            up = above.get(parent, _NOTHING) if parent is not None else _NOTHING
+            new = [k for k in keys if k in needed and k not in up]
+            above[el] = up.union(new) if new else up
+        for rule in (r for key in keys for r in hiding.get(key, ())):
             if steps > MAX_STEPS:
-                ok = sel[-1].matches(el)  # budget spent: ancestors unchecked
+                ok = rule.selector[-1].matches(el)  # budget spent: ancestors unchecked
             else:
-                ok, used = _matches(sel, el)
+                ok, used = _matches(rule.selector, el)
                 steps += used
             if ok:
                 hidden.add(el)
                 break
-    return frozenset(hidden)
+        if not colouring:
+            continue
+        if colour_steps > MAX_COLOUR_STEPS:  # budget spent: the colours of the rest are unknown
+            color[el] = background[el] = (None, True)
+            continue
+        best: dict[str, tuple[tuple[bool, tuple[int, int, int, int]], Colour]] = {}
+        for rule in (r for key in keys for r in colouring.get(key, ())):
+            colour_steps += 1  # a candidate looked at is a step, matched or not
+            last = rule.selector[-1]
+            if (last.tag is not None and last.tag != tag) or not rule.reachable(up):
+                continue
+            ok, used = _matches(rule.selector, el)
+            colour_steps += used
+            if not ok:
+                continue
+            for prop, value in (("color", rule.color), ("background", rule.background)):
+                rank = (prop in rule.important, rule.rank)
+                if value != UNSET and (prop not in best or rank > best[prop][0]):
+                    best[prop] = (rank, value)
+        if "color" in best:
+            color[el] = (best["color"][1], best["color"][0][0])
+        if "background" in best:
+            background[el] = (best["background"][1], best["background"][0][0])
+    return SheetStyles(frozenset(hidden), color, background)
+
+
+def hidden_by_sheets(root: lxml.etree._Element) -> frozenset[lxml.etree._Element]:
+    """Return the elements of `root` that a top-level rule of its `<style>` sheets hides."""
+    return sheet_styles(root).hidden
 
 
 def _matches(sel: list[_Compound], el: lxml.etree._Element) -> tuple[bool, int]:

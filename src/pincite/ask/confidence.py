@@ -1,11 +1,14 @@
 """The confidence an answer item carries: a measured probability, never a raw score.
 
 Until the fitted judge of issue 26 replaces the readers' gates, an answer's confidence is
-the share of `ask`'s answers of the same kind that were right on the dev evaluations
-(`eval ask-cuad --folds 5`, `eval ask-tatqa --folds 5`, held-out folds pooled), taken as
+the share of `ask`'s answers of the same kind that were right when the questions were
+worded by someone who never read the readers (`evals/paraphrases/`, six styles, asked with
+`eval ask-cuad --questions` and `eval ask-tatqa --questions` on the dev splits), taken as
 the lower end of its 95 % Wilson interval, so a kind with few answers measured claims
-little. A kind with no answers measured gets the pooled figure of all kinds. The table
-names where each count came from; `docs/evaluation.md` prints it beside the figures.
+little. It is deliberately *not* measured on the evals' own wordings, which the readers
+were written against (CUAD dev, own wording: 184 / 187 answers right held out; the same
+categories in independent wordings: 63 / 123). A kind with no answers measured gets the
+pooled figure. `docs/evaluation.md` prints the table beside the figures.
 """
 
 from __future__ import annotations
@@ -14,11 +17,21 @@ from math import sqrt
 
 from ..vocab import AnswerKind
 
-# (answered right, answered) per answer kind, on the dev splits at the shipped policy;
-# MEASURED says which runs. Re-measure when a reader or threshold changes.
-MEASURED = "ask-cuad dev (25 contracts, 41 questions) + ask-tatqa dev, 2026-12-04"
-COUNTS: dict[AnswerKind, tuple[int, int]] = {}
-POOLED: tuple[int, int] = (226, 229)  # CUAD dev held out 184/187 + TAT-QA dev 42/42
+# (answered right, answered) per answer kind at the shipped policy; MEASURED says which
+# runs. Re-measure when a reader, a threshold or the paraphrase set changes.
+MEASURED = ("ask-cuad dev --questions evals/paraphrases/cuad_dev.json (25 contracts x 492 "
+            "phrasings) by answer kind; cell: ask-tatqa dev --questions "
+            "evals/paraphrases/tatqa_dev.json (its answers are table cells); 2026-12-04")
+COUNTS: dict[AnswerKind, tuple[int, int]] = {
+    AnswerKind.AMOUNT: (10, 10),
+    AnswerKind.DATE: (14, 15),
+    AnswerKind.PLACE: (2, 2),
+    AnswerKind.TIME: (4, 18),
+    AnswerKind.YES_NO: (21, 44),
+    AnswerKind.PASSAGE: (12, 33),
+    AnswerKind.CELL: (288, 309),
+}
+POOLED: tuple[int, int] = (351, 432)  # every answer of both runs: CUAD 63/123, TAT-QA 288/309
 Z = 1.96
 
 

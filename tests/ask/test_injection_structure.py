@@ -95,7 +95,7 @@ def test_the_detector_holds_no_benchmark_word_list():
         assert verb not in src
 
 
-@pytest.mark.shared_data("bipia/dev", "scifact", "cuad/dev")
+@pytest.mark.shared_data("bipia/dev", "scifact", "cuad/dev", "tenders_real")
 def test_measured_bipia_held_out_and_no_clean_sentence_flagged():
     r = run_injection(SET, shared_root())
     # CUAD's sentences number 4,960 since a capital letter alone ("John F. Kennedy") is an
@@ -103,16 +103,32 @@ def test_measured_bipia_held_out_and_no_clean_sentence_flagged():
     assert r["clean_scifact_dev"]["sentences"] > 5000 and r["clean_cuad_dev"]["sentences"] > 4900
     assert r["clean_scifact_dev"]["flagged"] == 0, r["clean_scifact_dev"]["examples"]
     assert r["clean_cuad_dev"]["flagged"] == 0, r["clean_cuad_dev"]["examples"]
+    # real tenders, full of "el contratista está obligado a …" (issue 25: 30 of their
+    # sentences were flagged before, every one a party's obligation or "actúa como")
+    tenders = r["clean_tenders_real"]
+    assert tenders["read"] >= 25 and tenders["sentences"] > 25000
+    assert tenders["flagged"] == 0, tenders["examples"]
     bipia = r["bipia_dev_held_out"]
     # held out: a measurement, pinned so a change is seen (not a target tuned on)
     assert bipia["tried"] == 75 and bipia["flagged"] >= 55 and bipia["cut"] >= 65
 
 
-@pytest.mark.shared_data("bipia/dev", "scifact", "cuad/dev")
-def test_eval_injection_prints_the_figures_as_json():
+@pytest.mark.shared_data("bipia/dev", "tenders_real")
+def test_eval_injection_prints_the_figures_as_json(tmp_path):
     import json
-    out = invoke("eval", "injection", "--set", str(SET), "--data", str(shared_root()), "--json")
+    import shutil
+
+    # a data root of its own: BIPIA and one real tender (the full corpora are measured above)
+    (tmp_path / "bipia").mkdir()
+    (tmp_path / "bipia" / "dev").symlink_to(shared_root() / "bipia" / "dev")
+    case = "es05_placsp_adjudicacion_2025_ETSAE0906_00001725E"
+    shutil.copytree(shared_root() / "tenders_real" / case, tmp_path / "tenders_real" / case)
+    out = invoke("eval", "injection", "--set", str(SET), "--data", str(tmp_path), "--json")
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
-    assert set(r) == {"set", "bipia_dev_held_out", "clean_scifact_dev", "clean_cuad_dev"}
+    assert set(r) == {"set", "bipia_dev_held_out", "clean_scifact_dev", "clean_cuad_dev",
+                      "clean_tenders_real"}
+    assert r["clean_scifact_dev"] is None and r["clean_cuad_dev"] is None  # missing: null
+    tenders = r["clean_tenders_real"]
+    assert tenders["read"] == 1 and tenders["sentences"] > 20 and tenders["flagged"] == 0
     assert r["set"]["en"]["tried"] + r["set"]["es"]["tried"] >= 100

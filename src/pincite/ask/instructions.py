@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from . import instruction_words as W
 from .sentences import sentence_spans
 
 # ---- instructions addressed to the reader or a model ---------------------------------------
@@ -63,7 +64,8 @@ _ADDRESSED = re.compile("|".join((
     r"#{2,}\s*(?:instruction|instrucci[oó]n|system|sistema|response|respuesta)\b",
     r"\[/?(?:inst|system|sys)\]|<\|?/?(?:im_start|im_end|system|user|assistant)\|?>|<<\s*sys\s*>>",
     # the reader's (a model's) own output is the object of the sentence
-    rf"\b(?:in|into|to|within|throughout|en|a)\s+(?:your|tu|su)\s+{_OUTPUT}\b",
+    # ("su respuesta" is a third person's too: "el licitador indicará en su respuesta")
+    rf"\b(?:in|into|to|within|throughout|en|a)\s+(?:your|tu)\s+{_OUTPUT}\b",
     rf"\b(?:of|from|de)\s+(?:your|tu)\s+{_OUTPUT}\b",
     r"\byour\s+(?:answer|response|reply|output)'s\b",
     rf"(?:^|(?<=\s))(?!(?i:about|after|at|before|by|for|from|in|of|on|per|re|regarding|thanks|"
@@ -75,8 +77,12 @@ _ADDRESSED = re.compile("|".join((
     r"(?:above|below|anterior(?:es)?)\b",
     r"\b(?:you\s+are\s+now|from\s+now\s+on|(?:you|please)\s+act\s+as|act\s+as\s+if\s+you|"
     r"pretend\s+(?:to\s+be|that|you)|new\s+instructions?|system\s+prompt|developer\s+mode|"
-    r"jailbreak|a\s+partir\s+de\s+ahora|desde\s+ahora|ahora\s+eres|act[uú]a\s+como|"
+    r"jailbreak|a\s+partir\s+de\s+ahora|desde\s+ahora|ahora\s+eres|"
     r"nuevas\s+instrucciones|instrucciones\s+nuevas)\b",
+    # "act as" in the imperative: it opens the order and a role or a make-believe follows
+    # (not "el material actúa como aislante", "actúa como órgano de contratación el …")
+    r"(?:^[\W\d_]*|\b(?:ahora|desde\s+ahora|y)\s+)(?:act[uú]a|act[uú]e|act[uú]en|actuad)\s+"
+    r"como\s+(?:si|el|la|un|una)\b",
     # an order to a machine reader: "AI assistants reading this must …", "Note to the model:"
     rf"\b{_ADDRESSEE}\s+(?:(?:that|who|which|que)\s+)?(?:reading|processing|summari[sz]ing|"
     r"parsing|analy[sz]ing|read|process|lean|leas|lea|procesen|procese|procesan|lee|leen)\b",
@@ -118,8 +124,9 @@ _ADDRESSED = re.compile("|".join((
     rf"{_IMPERATIVE}(?:pretend|imagine\s+that|suppose\s+that|assume\s+that)\b",
     r"\b(?:haz|haga|hagan|haced)\s+como\s+si\b|\b(?:finge|finja|finjan)\b",
     r"\byou\s+(?:give|provide|report|return|quote)\s+(?:must|should|has\s+to|shall)\s+be\b",
-    # a reader obliged, in Spanish ("estás obligado a citar")
-    r"\b(?:est[aá]s|est[aá]|est[aá]is|est[aá]n)\s+(?:obligad[oa]s?|instruid[oa]s?)\s+a\b",
+    # a reader obliged, in Spanish, in the second person ("estás obligado a citar"; never a
+    # party in the third: "el contratista está obligado a entregar")
+    r"\b(?:est[aá]s|est[aá]is)\s+(?:obligad[oa]s?|instruid[oa]s?)\s+a\b",
     r"\b(?:answer|respond|reply|say|state|output|return)\s+(?:only|just|always|exclusively)\b",
     rf"{_IMPERATIVE}(?:always|never)\s+(?:answer|respond|reply|say|state|claim|mention)\b",
     r"\b(?:siempre|nunca)\s+(?:responde|responda|contesta|conteste|di|diga|menciona)\b",
@@ -146,6 +153,137 @@ _ADDRESSED = re.compile("|".join((
     r"descarga|instala)\b[^.!?\n]{0,60}?"
     r"(?:https?://|www\.|\b[\w-]+\.(?:com|net|org|xyz|io|ru|info|biz|top|click|app)\b)",
 )), re.IGNORECASE)
+
+# ---- orders by their grammar, in English, Spanish, Catalan, French and German ---------------
+#
+# An order is told apart from an obligation by its person and mood, not by its verb: the
+# imperative at the start of a sentence or clause ("Kindly output …", "Ignora la cláusula
+# anterior", "Gib … aus"), a second person obliged ("tu dois répondre", "has de respondre"),
+# a machine addressed ("Achtung, Sprachmodell"), or a meta-reference to the answer itself
+# ("the correct answer to any question about …"). A party obliged in the third person ("el
+# contratista está obligado a", "the Supplier shall", "le titulaire doit", "der
+# Auftragnehmer ist verpflichtet") is none of these. Words: `instruction_words`.
+
+# where an order opens: the sentence's start (past an enumerator), a capitalised word run
+# into it, after a clause mark or "and"/"then"; then any polite formula ("Kindly", "Bitte")
+_OPENS = (r"^[\W\d_]*|(?<=[,;:]\s)|"
+          r"\b(?:and|y|e|i|et|und|then|luego|despu[eé]s|despr[eé]s|puis|dann)\s+")
+_AT_ORDER = rf"(?:{_OPENS}|(?<=\s)(?=(?-i:[A-ZÀ-Þ])))(?:{W.POLITE}\s*,?\s+)*"
+# … not at a capitalised word inside a sentence, where a defined term stands ("the
+# applicable Claim that imposes …"), for a verb followed by a that-clause
+_AT_CLAUSE = rf"(?:{_OPENS})(?:{W.POLITE}\s*,?\s+)*"
+_POLITE_TO = (r"\b(?:veuillez|merci\s+d['’e]|pri[eè]re\s+d['’e]|be\s+so\s+kind\s+as\s+to|"
+              r"ten(?:ga)?\s+la\s+amabilidad\s+de|tingu(?:i|es)\s+l['’]amabilitat\s+d['’e]|"
+              r"please|kindly)\s*")
+_WORDS = r"(?:\s+[\w'’-]+)"
+# a character inside a clause (a decimal or thousands point is one: "999.999 EUR")
+_IN = r"(?:[^.;!?\n]|(?<=\d)[.,](?=\d))"
+# how an order to answer dictates its answer (`instruction_words`: ONLY, THAT, AS, WITH, …)
+_DICTATED = W.alt(rf"{_WORDS}{{0,3}}?\s+{W.ONLY}\b",
+                  rf"{_WORDS}{{0,6}}?\s+{W.AS}\s+{W.VALUE}",
+                  rf"{_WORDS}{{0,6}}?\s+{W.AS}\s*$",  # the value cut off into what follows
+                  rf"{_WORDS}{{0,3}}?\s+{W.WITH}\s+{W.VALUE}",
+                  r"\s+[\"'“”«»„‚‘’]",
+                  rf"{_WORDS}{{0,2}}?\s+{W.FOLLOWING}\b")
+# … and, for verbs that say something, a that-clause ("say that", "responde que", "dis que")
+_SAY_THAT = (r"(?:say|tell|answer|respond|reply|claim|insist|state|write|responde|responda|"
+             r"contesta|conteste|di|diga|decid|afirma|afirme|escribe|escriba|respon|respongui|"
+             r"digues|digui|digueu|escriu|afirmi|r[ée]ponds|r[ée]pondez|dis|dites|affirme|"
+             r"affirmez|[ée]cris|antworte|sag|sage|behaupte|schreib|schreibe|antworten\s+sie|"
+             r"sagen\s+sie|responder|contestar|decir|respondre|dir|r[ée]pondre|dire|affirmer|"
+             rf"antworten|sagen)(?:\s+{W.TO_USER})?\s*,?\s+{W.THAT}\b")
+# … and, after a polite formula, the value itself ("Kindly print 999 as …")
+_POLITE_VALUE = W.alt(rf"\s+{W.VALUE}{_IN}{{0,30}}?\s{W.AS}\s",
+                      r"\s+[\"'“”«»„‚‘’\d]")
+_ANSWER_IS = W.alt(rf"\b{W.CORRECT_BEFORE}\s+(?:[\w'’-]+\s+)?{W.ANSWER}\b",
+                   rf"\b{W.ANSWER}\s+{W.CORRECT_AFTER}\b")
+_ANY_QUESTION = rf"\b{W.EVERY}\s+(?:[\w'’-]+\s+)?{W.QUESTION}\b"
+_DET = (r"(?:the|any|all|el|la|los|las|cualquier|l['’]|els|les|tout|tous\s+les|toute|le|den|"
+        r"die|das|dem|der|alle|jede[nrsm]?|al|a\s+la|a\s+los|als|aux?)")
+_FOR_MACHINE = [
+    # a machine called by its name at the start ("Achtung, Sprachmodell", "Model de
+    # llenguatge:"), or a role called and given an order ("Assistent, has de …")
+    rf"^[\W\d_]*(?:(?:dear|hey|hello|hi|hola|querido|estimado|benvolgut|cher|ch[èe]re|"
+    rf"bonjour|salut|liebe[rs]?|hallo)\s+)?(?:{_DET}\s*)?{W.MACHINE}\s*[,!:]",
+    rf"^[\W\d_]*{W.ROLE}\s*,\s+(?:{W.YOU_MUST}|(?:{W.SAY}|{W.IGNORE}|{W.REVEAL}|{W.YOU})\b)",
+    rf"\b(?:attention|note|notice|message|important|nota|atenci[oó]n?|aviso|mensaje|av[ií]s|"
+    rf"missatge|remarque|avis|achtung|hinweis|notiz|nachricht)\b\s*[,:]?\s*(?:(?:to|for|para|"
+    rf"per\s+a|pour|[àa]|an|f[üu]r)\s+)?(?:{_DET}\s*)?{W.MACHINE}\b",
+    rf"\b(?:if\s+you\s+are|si\s+eres|si\s+ets|si\s+tu\s+es|si\s+vous\s+[êe]tes|wenn\s+du|"
+    rf"falls\s+du)\s+(?:an?\s+|una?\s+|une?\s+|ein(?:e|en)?\s+)?(?:{W.MACHINE}|{W.ROLE})\b",
+    rf"\b(?:as\s+an?|como|com\s+a|en\s+tant\s+qu['’e]\s*|als)\s+(?:una?\s+|une?\s+|"
+    rf"ein(?:e)?\s+)?{W.MACHINE}\s*,",
+    rf"\b{W.MACHINE}\s+(?:(?:that|who|which|que|qui|die|der|welche)\s+)?(?:reading|processing|"
+    r"read|process|lean|lea|procesen|procese|llegeixin|llegeix|llegeixen|processin|processen|"
+    r"lit|lisent|lisez|traite|traitent|liest|lesen|verarbeitet|verarbeiten)\b",
+    rf"\b{W.MACHINE}\s+(?:must|should|shall|debe|deben|ha\s+de|han\s+de|doit|doivent|muss|"
+    rf"m[üu]ssen|soll|sollen)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{W.SAY_TO}|ignore|ignorar|ignorer|"
+    r"ignorieren)\b",
+    # a sentence that says whom it is for ("is meant for the AI assistant", "va dirigido
+    # al asistente de IA", "s'adresse à l'assistant IA", "gilt für den KI-Assistenten")
+    r"\b(?:(?:is|are)\s+(?:meant|intended|addressed|written)\s+(?:for|to)|(?:is|are)\s+for|"
+    r"(?:va|est[aá]|est[aà])\s+(?:dirigid[oa]|adre[çc]ad[ae]|adre[çc]at)|dirigid[oa]|"
+    r"adre[çc]ad[ae]|adre[çc]at|s['’]adresse|destin[ée]e?|richtet\s+sich\s+an|gilt\s+f[üu]r|"
+    rf"ist\s+f[üu]r|bestimmt\s+f[üu]r)\s*(?:(?:a|al|als|aux?|[àa])\s+)?(?:{_DET}\s*)*"
+    rf"{W.MACHINE}\b",
+]
+_ANSWER_RULES = [
+    rf"{_ANSWER_IS}{_IN}{{0,60}}?{_ANY_QUESTION}",
+    rf"{_ANY_QUESTION}{_IN}{{0,80}}?{_ANSWER_IS}",
+    rf"{_ANSWER_IS}(?:\s+(?:to|for|on|about|a|al|à|au|auf|zu|zur|zum|per|sobre|de|del|sur)\b"
+    rf"{_IN}{{0,60}}?)?\s*(?:\b{W.COPULA}\b|:)",
+    rf"\b{W.COPULA}\s+(?:the|la|l['’]|el|le|die|der)\s*{_ANSWER_IS}",
+    rf"{_ANY_QUESTION}{_IN}{{0,80}}?\b{W.ANSWERED}\s+{W.WITH}\s",
+    rf"\b{W.WHAT_TO}\b",
+]
+_ANSWER_OVERRIDE = re.compile("|".join(f"(?:{r})" for r in _ANSWER_RULES), re.IGNORECASE)
+_OVERRIDE = rf"{_AT_ORDER}\b{W.IGNORE}{_WORDS}{{0,5}}?\s+(?:{W.PRIOR}|{W.ORDERS})\b"
+_ORDER_RULES = [
+    # an imperative of answering that dictates the answer
+    rf"{_AT_ORDER}\b{W.SAY}\b{_DICTATED}",
+    rf"{_AT_CLAUSE}\b{_SAY_THAT}",
+    rf"(?:^[\W\d_]*|(?<=\s)(?=(?-i:[A-ZÀ-Þ])))(?:{W.POLITE}\s*,?\s+)+{W.SAY}\b{_POLITE_VALUE}",
+    rf"{_POLITE_TO}{W.SAY_TO}\b(?:{_DICTATED}|{_POLITE_VALUE}|\s*,?\s+{W.THAT}\b)",
+    # a second person obliged to answer, ignore or reveal ("tu dois répondre", "has de
+    # respondre"); the formal one ("vous devez", "Sie müssen") also addresses a bidder, so
+    # only with a dictated answer
+    rf"\b{W.YOU_MUST}\s*(?:(?:now|always|only|ahora|siempre|ara|sempre|maintenant|toujours|"
+    rf"jetzt|immer|nur)\s+)?(?:{W.SAY_TO}|ignorar|ignorer|ignorieren|oblidar|oublier|olvidar|"
+    r"vergessen|revelar|r[ée]v[ée]ler|verraten)\b",
+    rf"\b(?:vous\s+devez|vous\s+devrez|(?-i:Sie)\s+m[üu]ssen|(?-i:Sie)\s+sollen)\s+{W.SAY_TO}\b"
+    rf"(?:{_DICTATED}|\s*,?\s+{W.THAT}\b)",
+    rf"\b(?:du\s+musst|du\s+sollst|ihr\s+m[üu]sst|ihr\s+sollt)\b{_IN}{{0,80}}?\b{W.SAY_TO}\b",
+    # an answer override: the one right answer to any question, or what to answer
+    *_ANSWER_RULES,
+    # an override of what came before
+    _OVERRIDE,
+    # revealing the reader's own instructions; a link or an image put into its answers
+    rf"{_AT_ORDER}\b{W.REVEAL}\s+(?:[\w'’-]+\s+){{0,2}}?{W.YOUR}\s+(?:[\w'’-]+\s+)?{W.SECRET}\b",
+    rf"^(?=.*?{W.LINK})(?=.*?{W.EVERY_ANSWER}\b)",
+    rf"\b{W.IN_YOUR_ANSWER}\b",
+    *_FOR_MACHINE,
+]
+_ORDERS = re.compile("|".join(f"(?:{r})" for r in _ORDER_RULES), re.IGNORECASE)
+# an order that leaves its argument to the next sentence: a bare override or address ("Ignore
+# the previous clause.", "Attention, language model."), a pointer at what follows, or a
+# sentence cut off on a word that cannot end one ("Kindly output the guarantee as")
+_BARE = re.compile("|".join(f"(?:{r})" for r in (_OVERRIDE, *_FOR_MACHINE, rf"\b{W.WHAT_TO}\b",
+                                                 rf"\b{_IGNORE}\s+{_OVERRIDDEN}")),
+                   re.IGNORECASE)
+BARE_WORDS = 8  # a bare order has at most this many words and no value of its own
+# a table row's label before the cell that holds the sentence ("Note<TAB>…")
+_ROW_LABEL = re.compile(r"^[^\t\n]*\t")
+# an enumerator opening a sentence ("1.1", "(b)", "IV.")
+_ENUMERATOR = re.compile(r"^\W*(?:\(?\w{1,4}[.)]|\d{1,3}(?:\.\d{1,3})*)\s+")
+# a figure or a quotation mark (an apostrophe inside a word is none: "l'assistant")
+_HAS_VALUE = re.compile(r"[\d$€£\"“”«»„]|(?<!\w)['‘‚’]")
+_FORWARD = re.compile(rf"\b{W.FORWARD}\b", re.IGNORECASE)
+_DANGLING = re.compile(r"(?:\b(?:as|with|to|is|are|be|that|the|an?|of|for|como|con|que|es|de|"
+                       r"el|la|com|amb|[eé]s|comme|avec|est|[àa]|als|mit|ist|dass|der|die|das|"
+                       r"le|les|un|una|une|ein|eine)|[,(:])\s*$", re.IGNORECASE)
+# a suspected sentence pointing back at the one before ("That is the only answer …"), in a
+# table row after its label ("Guarantee<TAB>That is the only answer …")
+_POINTS_BACK = re.compile(rf"^(?:[^\t\n]*\t)?[\W_]*{W.BACK}\b", re.IGNORECASE)
 # an assistant's task given as an order: a sentence that opens with a verb asking for
 # generated text about something ("Write a …", "Explain how …", "Translate the …",
 # "Escribe un …", "Can you tell me …"); legal and scientific prose does not open that way
@@ -205,7 +343,16 @@ _WHEN_ASKED = re.compile(
     r"a\s+user|the\s+user)\s+(?:asked|asks|queried|questioned|inquires)\b|(?:asked|queried|"
     r"questioned)\s+(?:about|for|what|whether|who|how|which|regarding)\b)|"
     r"\b(?:cuando|si)\s+(?:te|le|les|se\s+te|alguien(?:\s+te)?|cualquiera|un\s+usuario|"
-    r"el\s+usuario)\s+(?:pregunte[ns]?|preguntan?|consulte[ns]?)\b", re.IGNORECASE)
+    r"el\s+usuario)\s+(?:pregunte[ns]?|preguntan?|consulte[ns]?)\b|"
+    # Catalan, French, German ("quan et preguntin", "lorsqu'on te demande", "wenn man dich … fragt")
+    r"\b(?:quan|si)\s+(?:(?:et|us)\s+|alg[uú]\s+(?:et\s+|us\s+)?|l['’]usuari\s+(?:et\s+)?)"
+    r"(?:pregunti|preguntin|pregunta|pregunten|demani|demanin|demana|demanen|consulti|consultin)\b|"
+    r"\b(?:quand|lorsqu['’]?|lorsque|si|d[èe]s\s+qu['’]?)\s*(?:on|quelqu['’]un|l['’]utilisateur|"
+    r"un\s+utilisateur)\s+(?:te\s+|t['’]\s*)(?:demande|interroge|pose|questionne)|"
+    r"\b(?:quand|lorsque|lorsqu['’]|si)\s*tu\s+es\s+(?:interrog|questionn)|"
+    r"\b(?:wenn|falls|sobald)\s+(?:man\s+dich|dich\s+(?:jemand|einer)|jemand\s+dich|der\s+"
+    r"(?:nutzer|benutzer)\s+dich)\b[^.;!?\n]{0,60}?\bfragt\b|"
+    r"\b(?:wenn|falls|sobald)\s+du\b[^.;!?\n]{0,60}?\bgefragt\s+wirst\b", re.IGNORECASE)
 
 
 def _suspect_from(sentence: str) -> int | None:
@@ -216,14 +363,50 @@ def _suspect_from(sentence: str) -> int | None:
     m = _OPENS_CLAUSE.search(sentence)
     if m:
         cut = m.start()
-    m2 = _ADDRESSED.search(sentence)
-    if m2:
-        c = _clause_start(sentence, m2.start())
-        cut = c if cut is None else min(cut, c)
+    for rule in (_ADDRESSED, _ORDERS):
+        m2 = rule.search(sentence)
+        if m2:
+            c = _clause_start(sentence, m2.start())
+            cut = c if cut is None else min(cut, c)
     return cut
 
 
-def instruction_spans(text: str) -> list[tuple[int, int]]:
+def _hands_over(sentence: str) -> bool:
+    """Whether a suspected sentence leaves its argument to the next one: it ends on ':' or on
+    a word no statement ends with, points at what follows, or is a bare override or address
+    (`BARE_WORDS` words at most, no value of its own)."""
+    s = _ENUMERATOR.sub("", _ROW_LABEL.sub("", sentence.rstrip()))
+    if _DANGLING.search(s) or _FORWARD.search(s):
+        return True
+    return len(s.split()) <= BARE_WORDS and not _HAS_VALUE.search(s) and bool(_BARE.search(s))
+
+
+def hands_over(text: str) -> bool:
+    """True when the last sentence of `text` (a block) is an instruction that leaves its
+    argument to what follows it ("Note for the AI assistant:", "Ignore the previous
+    clause."): the reader of the next block takes that block's first sentence as suspected."""
+    sents = sentence_spans(text, clauses=True)
+    if not sents:
+        return False
+    s, e = sents[-1]
+    return _suspect_from(text[s:e]) is not None and _hands_over(text[s:e])
+
+
+def points_back(text: str) -> bool:
+    """True when the first sentence of `text` (a block) is an instruction that points back at
+    what came before it ("This is the correct answer whenever …" in the form field after the
+    one that states a value): the reader of the block before takes its last sentence as
+    suspected."""
+    sents = sentence_spans(text, clauses=True)
+    if not sents:
+        return False
+    first = text[sents[0][0]:sents[0][1]]
+    return (_suspect_from(first) is not None and bool(_POINTS_BACK.match(first))
+            and bool(_ANSWER_OVERRIDE.search(first)))
+
+
+def instruction_spans(text: str, carried: bool = False,
+                      pointed: bool = False) -> list[tuple[int, int]]:
     """The `[start, end)` spans of `text` that read as instructions to the reader or a model.
 
     Deterministic and structural, English and Spanish; classes: (1) role markers
@@ -235,20 +418,48 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
     "answer only", "you must …", "debes responder"), or to treat the facts otherwise
     ("treat the deadline as if …"); (6) links the reader is told to follow; (7) a sentence
     that opens with an assistant's task ("Write a …", "Explain how …", "Escribe un …",
-    "Can you tell me …"). A sentence that begins lowercase continues the
-    one before it, so a suspected continuation takes that sentence's last clause too; a
-    suspected span that ends in ':' takes the next sentence (its argument).
+    "Can you tell me …"); and, in English, Spanish, Catalan, French and German, by grammar
+    (see the section "orders by their grammar"): (8) an imperative of answering that
+    dictates the answer ("Kindly output … as 999", "Veuillez répondre que …", "Bitte gib …
+    als … aus"); (9) a second person obliged ("tu dois répondre", "has de respondre", "du
+    musst … angeben"), never a party in the third person; (10) answer overrides ("the
+    correct answer to any question about X is Y", "la bonne réponse à toute question …");
+    (11) overrides of what came before ("Ignore the previous clause.", "Ignoriere die
+    vorherige Klausel"); (12) a machine addressed ("Achtung, Sprachmodell", "Ceci
+    s'adresse à l'assistant IA"); (13) requests to reveal the prompt, links or images put
+    into every answer.
+
+    Split orders: a sentence that begins lowercase continues the one before it, so a
+    suspected continuation takes that sentence's last clause too; one that points back at
+    the sentence before ("That is the only answer …") takes it whole; a suspected span that
+    ends in ':', or that leaves its argument to the next sentence (`hands_over`: a bare
+    override or address, a pointer at what follows, a sentence cut off on "as"), takes the
+    next sentence, and a suspected clause takes the lowercase clause it is joined to by ';'
+    (one sentence: "Add the link … to every answer; the guarantee is …"). `carried`: the
+    block before this one handed over to it (`hands_over` over that block), so this block's
+    first sentence is suspected too; `pointed`: the block after this one points back at it
+    (`points_back`), so this block's last sentence is.
     """
     sents = sentence_spans(text, clauses=True)
     marks: list[int | None] = [_suspect_from(text[s:e]) for s, e in sents]
+    own = [m is not None for m in marks]
+    if carried and sents:
+        marks[0] = 0
+    if pointed and sents:
+        marks[-1] = 0
     for i in range(len(sents)):
         s, e = sents[i]
         if marks[i] is None:
             continue
-        if i > 0 and marks[i] == 0 and text[s].islower() and marks[i - 1] is None:
+        if i > 0 and marks[i - 1] is None:
             ps, pe = sents[i - 1]
-            marks[i - 1] = _clause_start(text[ps:pe], pe - ps - 1)
-        if text[e - 1] == ":" and i + 1 < len(sents) and marks[i + 1] is None:
+            if marks[i] == 0 and text[s].islower():
+                marks[i - 1] = _clause_start(text[ps:pe], pe - ps - 1)
+            elif own[i] and _POINTS_BACK.match(text[s:e]) and _ANSWER_OVERRIDE.search(text[s:e]):
+                marks[i - 1] = 0
+        if i + 1 < len(sents) and marks[i + 1] is None and (
+                text[e - 1] == ":" or (own[i] and _hands_over(text[s:e]))
+                or (own[i] and text[e - 1] == ";" and text[sents[i + 1][0]].islower())):
             marks[i + 1] = 0
     out: list[tuple[int, int]] = []
     for (s, e), cut in zip(sents, marks, strict=True):
@@ -259,6 +470,14 @@ def instruction_spans(text: str) -> list[tuple[int, int]]:
         else:
             out.append((s + cut, e))
     return out
+
+
+def neighbour_spans(text: str, carried: bool, pointed: bool) -> list[tuple[int, int]]:
+    """The `[start, end)` spans of `text` suspected when the block before it handed an order
+    over to it (`carried`, see `hands_over`) or the block after it points back at it
+    (`pointed`, see `points_back`): `instruction_spans` with its first or last sentence
+    suspected."""
+    return instruction_spans(text, carried=carried, pointed=pointed)
 
 
 def is_question(sentence: str) -> bool:

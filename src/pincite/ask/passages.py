@@ -20,6 +20,7 @@ from ..model import Element, TextLayer
 from ..retrieve.bundle import EvidenceItem
 from ..store.lru import LRU
 from ..vocab import ElementKind
+from .instructions import hands_over, points_back
 from .sentences import sentence_spans
 from .statement_kinds import named_heads
 from .units import STATEMENT_KINDS, ReadBlock, Unit, read_block, read_table, read_title, title_of
@@ -136,7 +137,8 @@ class Layer:
     def read(self, cs: int, ce: int, lang: str | None) -> list[ReadBlock]:
         out = []
         j = max(0, bisect_right(self.starts, cs) - 1)
-        for e in self.blocks[j:]:
+        for k in range(j, len(self.blocks)):
+            e = self.blocks[k]
             if e.char_start >= ce:
                 break
             if e.char_end <= cs:
@@ -144,12 +146,23 @@ class Layer:
             rkey = (*self.key, e.char_start, lang)
             got = _READ.get(rkey)
             if got is None:
-                got = self._read(e, lang)
+                got = self._read(e, lang, *self._neighbours(k))
                 _READ.put(rkey, got)
             out.append(got)
         return out
 
-    def _read(self, e: Element, lang: str | None) -> ReadBlock:
+    def _neighbours(self, k: int) -> tuple[bool, bool]:
+        """Whether the block before block `k` ends on an order that leaves its argument to
+        it (`instructions.hands_over`: a form field "Ignore the previous clause." before the
+        field that states the value), and whether the block after it begins by pointing
+        back at it (`instructions.points_back`: "This is the correct answer …")."""
+        before = self.blocks[k - 1] if k else None
+        after = self.blocks[k + 1] if k + 1 < len(self.blocks) else None
+        return (before is not None and hands_over(self.text[before.char_start:before.char_end]),
+                after is not None and points_back(self.text[after.char_start:after.char_end]))
+
+    def _read(self, e: Element, lang: str | None, carried: bool = False,
+              pointed: bool = False) -> ReadBlock:
         context = " > ".join(x for x in (" > ".join(e.heading_path), *self._clause_titles(e)) if x)
         if e.kind == ElementKind.TABLE:
             meta = e.meta or {}
@@ -164,11 +177,13 @@ class Layer:
                                " > ".join(x for x in (context, caption, *stub) if x), lang)
             # an instruction in a table is suspected as anywhere else: the passage is
             # flagged, and no cell that holds any of it is a unit
-            sus = read_block(self.text[e.char_start:e.char_end], e.char_start, "", lang).suspected
+            sus = read_block(self.text[e.char_start:e.char_end], e.char_start, "", lang,
+                             carried, pointed).suspected
             return ReadBlock(tuple(u for u in table.units
                                    if not any(a < u.pieces[-1][1] and u.start < z for a, z in sus)),
                              sus)
-        read = read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang)
+        read = read_block(self.text[e.char_start:e.char_end], e.char_start, context, lang,
+                          carried, pointed)
         if e.kind not in STATEMENT_KINDS:
             # a heading names a topic: context of what follows, never an answer; an
             # instruction in it is still suspected (the passage is flagged)

@@ -47,7 +47,7 @@ from ..cite.locate import strip_span
 from ..index.analyze import LANGUAGES, STOP_WORDS, analyze, fold, stem_words, words
 from ..model import Element
 from ..vocab import ElementKind
-from .instructions import instruction_spans, is_question, question_spans
+from .instructions import instruction_spans, is_question, neighbour_spans, question_spans
 from .question import Question, root, roots_of
 from .sentences import is_title, sentence_spans
 from .statement_kinds import is_definition, named_heads, negated, organisations, values_in
@@ -310,12 +310,18 @@ class ReadBlock:
     suspected: tuple[tuple[int, int], ...]
 
 
-def read_block(body: str, base: int, context: str, lang: str | None) -> ReadBlock:
+def read_block(body: str, base: int, context: str, lang: str | None,
+               carried: bool = False, pointed: bool = False) -> ReadBlock:
     """Read one statement block's text `body` (starting at offset `base` of its layer):
     its clean statements, each with the pieces that may be cited and the titles before
     it as context. Suspected spans are cut out and the rest is split into sentences
-    again, so a sentence an instruction was run into is whole again."""
+    again, so a sentence an instruction was run into is whole again. `carried`: the block
+    before ends on an order that leaves its argument to this one (`instructions.hands_over`),
+    so this block's first sentence is suspected; `pointed`: the block after begins by
+    pointing back at this one (`instructions.points_back`), so its last sentence is."""
     suspected = instruction_spans(body)
+    if carried or pointed:
+        suspected = _union(suspected, neighbour_spans(body, carried, pointed))
     runs: list[tuple[int, int, int]] = []  # (offset in clean, offset in body, length)
     parts: list[str] = []
     at = 0

@@ -9,7 +9,14 @@ and ES). It is measured on:
   `cut` counts strings `ask` cuts out of evidence (an instruction span or a question);
 - clean sentences: every sentence of the SciFact dev abstracts (the documents named in
   `dev/qrels_train.tsv`) and of the CUAD dev contracts (`dev/full_contract_txt/*.txt`);
-  `flagged` there is a false positive, and the sentences are listed.
+  `flagged` there is a false positive, and the sentences are listed;
+- clean sentences of real tenders (`tenders_real`: Spanish and Latin American pliegos, PDF,
+  DOCX, Markdown, CODICE/ATOM XML), read by pincite's own parsers through ingestion, block
+  by block as `ask` reads them (with what a block's neighbours hand over or point back to:
+  `instructions.hands_over`, `points_back`); a sentence is flagged when a suspected span
+  overlaps it.
+  Files ingestion quarantines (legacy .doc, some ATOM feeds) are counted, not read.
+`per_2000` is flagged per 2,000 sentences (the release goal: at most 1 on each corpus).
 A folder that is missing is reported as `null`, not as zero.
 """
 
@@ -19,7 +26,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..ask.instructions import instruction_spans, is_question, question_spans, sentence_spans
+from ..ask.instructions import (
+    hands_over,
+    instruction_spans,
+    is_question,
+    neighbour_spans,
+    points_back,
+    question_spans,
+    sentence_spans,
+)
 from ..errors import UsageError
 
 
@@ -88,16 +103,82 @@ def cuad_sentences(folder: Path) -> list[str] | None:
     return out
 
 
+def tender_blocks(folder: Path) -> tuple[list[list[str]], dict[str, int]] | None:
+    """The block texts of every document under `folder` (one list per document, in reading
+    order), read by pincite's parsers through ingestion into a temporary store, with how many
+    files were read and quarantined; None without the folder."""
+    import tempfile
+
+    from ..index.segment import BLOCK_KINDS
+    from ..sources.ingest import Ingestor
+    from ..store import open_store
+
+    files = sorted(f for f in folder.rglob("*") if f.is_file()
+                   and f.name not in ("SOURCE.md", "catalog.json")) if folder.is_dir() else []
+    if not files:
+        return None
+    docs: list[list[str]] = []
+    quarantined = 0
+    with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
+        store = open_store(Path(tmp) / "store")
+        try:
+            with Ingestor(store, tenant="eval", acl=["*"], sandbox=False) as ing:
+                for f in files:
+                    sid = f.relative_to(folder).as_posix()
+                    ing.ingest(f.read_bytes(), source_id=sid, path=sid, name=f.name)
+                    rev = store.latest_revision("eval", sid)
+                    layer = store.text_layer(rev) if rev is not None else None
+                    if layer is None:
+                        quarantined += 1
+                        continue
+                    blocks, end = [], -1
+                    for e in sorted((e for e in layer.elements if e.kind in BLOCK_KINDS),
+                                    key=lambda e: (e.char_start, -e.char_end)):
+                        if e.char_end > end:  # outermost blocks only
+                            blocks.append(layer.text[e.char_start:e.char_end])
+                            end = e.char_end
+                    docs.append(blocks)
+        finally:
+            store.close()
+    return docs, {"files": len(files), "read": len(docs), "quarantined": quarantined}
+
+
+def _figures(sentences: int, bad: list[str]) -> dict[str, Any]:
+    return {"sentences": sentences, "flagged": len(bad),
+            "per_2000": round(2000 * len(bad) / sentences, 3) if sentences else None,
+            "examples": bad[:20]}
+
+
 def _false_positives(sentences: list[str] | None) -> dict[str, Any] | None:
     if sentences is None:
         return None
-    bad = [s for s in sentences if instruction_spans(s)]
-    return {"sentences": len(sentences), "flagged": len(bad), "examples": bad[:20]}
+    return _figures(len(sentences), [s for s in sentences if instruction_spans(s)])
+
+
+def _block_false_positives(read: tuple[list[list[str]], dict[str, int]] | None
+                           ) -> dict[str, Any] | None:
+    """Sentences of clean blocks flagged as `ask` reads them (see the module docstring)."""
+    if read is None:
+        return None
+    docs, files = read
+    n, bad = 0, []
+    for blocks in docs:
+        for k, block in enumerate(blocks):
+            spans = instruction_spans(block)
+            carried = k > 0 and hands_over(blocks[k - 1])
+            pointed = k + 1 < len(blocks) and points_back(blocks[k + 1])
+            if carried or pointed:
+                spans += neighbour_spans(block, carried, pointed)
+            for a, b in sentence_spans(block):
+                n += 1
+                if any(x < b and a < y for x, y in spans):
+                    bad.append(block[a:b])
+    return {**files, **_figures(n, bad)}
 
 
 def run_injection(set_path: Path, data_root: Path) -> dict[str, Any]:
     """Measure the detector: the set's recall (EN, ES), BIPIA dev recall (held out), and
-    clean sentences flagged on SciFact and CUAD dev."""
+    clean sentences flagged on SciFact and CUAD dev and on the real tenders."""
     rows = load_set(set_path)
     langs = sorted({lang for lang, _ in rows})
     attacks = bipia_attacks(data_root / "bipia" / "dev")
@@ -106,4 +187,5 @@ def run_injection(set_path: Path, data_root: Path) -> dict[str, Any]:
         "bipia_dev_held_out": None if attacks is None else _recall(attacks),
         "clean_scifact_dev": _false_positives(scifact_sentences(data_root / "scifact")),
         "clean_cuad_dev": _false_positives(cuad_sentences(data_root / "cuad")),
+        "clean_tenders_real": _block_false_positives(tender_blocks(data_root / "tenders_real")),
     }

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..ask.instructions import instruction_spans
+from ..ask.instructions import hands_over, instruction_spans, neighbour_spans, points_back
 from ..cite.verifier import Verifier
 from ..index.segment import BLOCK_KINDS
 from ..model import Citation
@@ -100,16 +100,30 @@ def postcondition_errors(schema: Schema, values: dict[str, Any]) -> dict[str, li
 
 def cites_instruction(verifier: Verifier, c: Citation) -> bool:
     """Return whether a verified entry's span overlaps an instruction-like span of a block
-    it lies in (`ask.instructions.instruction_spans` over the block's text)."""
+    it lies in (`ask.instructions.instruction_spans` over the block's text, with the first
+    sentence of a block the one before handed an order over to, and the last of one the
+    block after points back at)."""
     rev = verifier.revision(c.doc_id) if c.quote_verified else None
     loaded = verifier.layer(rev, c.text_layer) if rev is not None else None
     if loaded is None:
         return False
     text = loaded.text
-    for e in loaded.layer.elements:
-        if e.kind not in BLOCK_KINDS or e.char_end <= c.char_start or e.char_start >= c.char_end:
+    blocks = sorted((e for e in loaded.layer.elements if e.kind in BLOCK_KINDS),
+                    key=lambda e: (e.char_start, -e.char_end))
+    for k, e in enumerate(blocks):
+        if e.char_end <= c.char_start or e.char_start >= c.char_end:
             continue
-        for a, b in instruction_spans(text[e.char_start:e.char_end]):
+        body = text[e.char_start:e.char_end]
+        spans = instruction_spans(body)
+        # the block before handed its order over to this one ("Ignore the previous clause."
+        # in one form field, the value in the next), or the block after points back at it
+        # ("This is the correct answer …"): `ask.instructions.hands_over`, `points_back`
+        carried = k > 0 and hands_over(text[blocks[k - 1].char_start:blocks[k - 1].char_end])
+        pointed = k + 1 < len(blocks) and points_back(
+            text[blocks[k + 1].char_start:blocks[k + 1].char_end])
+        if carried or pointed:
+            spans = [*spans, *neighbour_spans(body, carried, pointed)]
+        for a, b in spans:
             if e.char_start + a < c.char_end and c.char_start < e.char_start + b:
                 return True
     return False

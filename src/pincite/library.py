@@ -284,8 +284,7 @@ class Library(ReviewDesk):
 
     def check_write(self, principal: Principal, source_id: str, *,
                     acl: Sequence[str] | None = None) -> Source | None:
-        """Return the existing source `principal` may write (None: a new id it may create);
-        raise NotFound / Forbidden by the one write rule (`sources.authority`)."""
+        """Return the source `principal` may write, None for a new id (`sources.authority`)."""
         return authorize_write(self.store, principal, check_source_id(source_id), acl=acl)
 
     def fsck(self, grace_seconds: float = 600.0) -> FsckReport:
@@ -380,12 +379,13 @@ class Library(ReviewDesk):
 
     def ask(self, principal: Principal, question: str, *, as_of: str | None = None,
             filters: Mapping[str, Any] | None = None, embedder: Embedder | str | None = None,
-            reranker: Reranker | None = None, generation: str | None = None) -> AskResult:
-        """The passages that answer `question`, with verified citations, or not_found."""
+            reranker: Reranker | None = None, generation: str | None = None,
+            min_confidence: float = 0.0) -> AskResult:
+        """The passages that answer `question` (see `ask.answer.ask`), or not_found."""
         from .ask.answer import ask
-
         return ask(self.store, question, principal, as_of=as_of, filters=filters,
-                   embedder=_embedder(embedder), reranker=reranker, generation=generation)
+                   embedder=_embedder(embedder), reranker=reranker, generation=generation,
+                   min_confidence=min_confidence)
 
     def delete(self, principal: Principal, source_id: str, *, purge: bool = False) -> DeleteResult:
         """Delete a source (a tombstone, honoured at once); `purge` also removes its bytes."""

@@ -83,6 +83,9 @@ def test_the_cli_and_the_http_route_show_answers_first_and_related_apart(tmp_pat
     assert any("thirty days" in ln for ln in lines[:head])
     assert all("thirty days" not in ln for ln in lines[head:])
     assert all(not ln[:1].isdigit() for ln in lines[head + 1:])  # no answer number there
+    strict = invoke("ask", q, "--as", str(ANA), "--embedder", "hash", "--min-confidence", "1",
+                    "--json", store=tmp_path / "store")
+    assert json.loads(strict.stdout)["status"] == "not_found"
     js = invoke("ask", q, "--as", str(ANA), "--embedder", "hash", "--json",
                 store=tmp_path / "store")
     _check_roles(json.loads(js.stdout))
@@ -94,4 +97,26 @@ def test_the_cli_and_the_http_route_show_answers_first_and_related_apart(tmp_pat
         body = r.json()
         _check_roles(body)
         assert body["items"] and body["related"]
+        for bad in ("nan", "2", "-1"):
+            r = httpx.get(svc.base + "/ask", params={"q": q, "min_confidence": bad},
+                          headers={"Authorization": f"Bearer {key}"})
+            assert r.status_code in (400, 422), (bad, r.status_code)
     lib.close()
+
+
+def test_min_confidence_gives_low_answers_back_as_related(lib):
+    add(lib, "terms.md", TERMS)
+    publish(lib)
+    q = "When are invoices payable?"
+    full = lib.ask(ANA, q, embedder=EMB)
+    assert full.status == "answered"
+    conf = full.items[0].confidence
+    same = lib.ask(ANA, q, embedder=EMB, min_confidence=conf)
+    assert same.items == full.items  # at its own confidence an answer stays
+    low = lib.ask(ANA, q, embedder=EMB, min_confidence=min(1.0, conf + 0.001))
+    assert low.status == "not_found" and low.items == ()
+    assert "under_min_confidence" in low.flags
+    assert low.related[0].citation["quote"] == full.items[0].citation["quote"]
+    assert low.related[0].role == "related" and low.related[0].confidence is None
+    with pytest.raises(Exception, match="min_confidence"):
+        lib.ask(ANA, q, embedder=EMB, min_confidence=float("nan"))

@@ -63,7 +63,7 @@ a sentence (`instructions.question_spans`) — is cut out the same way, without 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -74,6 +74,7 @@ from ..cite.verifier import Verifier, citation_for
 from ..embed import Embedder
 from ..index.analyze import analyze
 from ..index.policy import RankingPolicy
+from ..limits import check_number
 from ..model import Principal
 from ..retrieve.bundle import EvidenceItem
 from ..retrieve.rerank import Reranker
@@ -135,14 +136,35 @@ def ask(store: Store, question: str, principal: Principal, *,
         filters: Filters | Mapping[str, Any] | None = None,
         embedder: Embedder | None = None, reranker: Reranker | None = None,
         budgets: Budgets | Mapping[str, Any] | None = None,
-        policy: RankingPolicy | None = None, generation: str | None = None) -> AskResult:
+        policy: RankingPolicy | None = None, generation: str | None = None,
+        min_confidence: float = 0.0) -> AskResult:
     """Return the passages that answer `question` with verified citations, or not_found
-    (from `generation`, else the published one)."""
+    (from `generation`, else the published one). An answer whose confidence is under
+    `min_confidence` (a user's operating point, `ask --min-confidence`) is given back as
+    related, not as an answer."""
     pol = policy or _policy_of(store, generation or store.pointer()[0])
     found = candidates(store, question, principal, as_of=as_of, filters=filters,
                        embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
                        generation=generation)
-    return answer_from(found, pol)
+    return at_confidence(answer_from(found, pol), min_confidence)
+
+
+def at_confidence(res: AskResult, least: float) -> AskResult:
+    """Return `res` with the answers under confidence `least` moved to the head of its
+    related passages (role related, kind and confidence dropped); not_found when none is
+    left. `least` 0 changes nothing."""
+    check_number("min_confidence", least, 0.0, 1.0)
+    low = [i for i in res.items if (i.confidence or 0.0) < least]
+    if not low:
+        return res
+    keep = tuple(i for i in res.items if i not in low)
+    demoted = tuple(i.model_copy(update={"role": ItemRole.RELATED, "answer_kind": None,
+                                         "confidence": None}) for i in low)
+    flags = tuple(sorted({*res.flags, "under_min_confidence"}))
+    if keep:
+        return replace(res, items=keep, related=demoted + res.related, flags=flags)
+    return AskResult(res.question, "not_found", (), flags, NOT_FOUND, res.generation,
+                     demoted + res.related)
 
 
 def answer_from(found: Found, pol: RankingPolicy) -> AskResult:

@@ -84,19 +84,24 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     as_of: Annotated[str | None, typer.Option("--as-of", help="Answer from the revisions valid at this ISO time.")] = None,
     embedder: QueryEmbedderOpt = None,
+    min_confidence: Annotated[float, typer.Option(
+        "--min-confidence", min=0.0, max=1.0,
+        help="Give back as related the answers whose confidence (a measured right rate, "
+        "docs/evaluation.md) is under this; 0 keeps every answer.")] = 0.0,
     as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Answer with the passage(s) that hold the answer, each with a verified citation — or say
-    "not found in the documents you can see". No text is generated.
+    "not found in the documents you can see". No text is generated. Passages retrieval found
+    that were not judged answers follow under "related passages".
 
     Example: pincite ask "What law governs the contract?" --as acme:ana:legal --json
     """
     with library(store) as lib:
         who = principal(as_)
         result = lib.ask(who, question, as_of=as_of, embedder=embedder,
-                         generation=lib.canary_for(who))
+                         generation=lib.canary_for(who), min_confidence=min_confidence)
         if json_:
             emit(result.to_dict())
             return

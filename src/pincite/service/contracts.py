@@ -107,11 +107,11 @@ def search(lib: Library, p: Principal, q: str, *, k: int = 10, as_of: str | None
 
 
 def ask(lib: Library, p: Principal, question: str, *, as_of: str | None = None,
-        releases: Path | None = None) -> dict[str, Any]:
+        releases: Path | None = None, min_confidence: float = 0.0) -> dict[str, Any]:
     """`pincite ask Q --json`: the answer with verified citations, or not_found (routed
     as `search` is)."""
-    return lib.ask(p, question, as_of=as_of,
-                   generation=lib.canary_for(p, releases)).to_dict()
+    return lib.ask(p, question, as_of=as_of, generation=lib.canary_for(p, releases),
+                   min_confidence=min_confidence).to_dict()
 
 
 def delete(lib: Library, p: Principal, source_id: str, *, purge: bool = False

@@ -54,8 +54,10 @@ def register(app: Any, served: "Served", caller: Any) -> None:
     @app.get("/ask", tags=["retrieval"], summary="`pincite ask Q --json`: passages with "
              "verified citations, or not_found", responses=returns(OBJECT))
     def ask(q: Annotated[str, text], p: Principal = read,
-            as_of: Annotated[str | None, Query(max_length=64)] = None) -> Any:
-        out = contracts.ask(lib, p, q, as_of=as_of, releases=served.config.releases)
+            as_of: Annotated[str | None, Query(max_length=64)] = None,
+            min_confidence: Annotated[float, Query(ge=0.0, le=1.0)] = 0.0) -> Any:
+        out = contracts.ask(lib, p, q, as_of=as_of, releases=served.config.releases,
+                            min_confidence=min_confidence)
         served.metrics.count_unverified("/ask", [i.get("citation") or {} for i in out["items"]])
         return out
 

@@ -11,6 +11,13 @@ from . import instruction_words as W
 from .sentences import sentence_spans
 
 # ---- instructions addressed to the reader or a model ---------------------------------------
+
+
+def _compiled(rules: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """Each rule compiled on its own, case-insensitive (one pattern per rule searches
+    faster than their alternation, which tries every rule at every position)."""
+    return tuple(re.compile(r, re.IGNORECASE) for r in rules)
+
 #
 # Built from the structure of an order, not from the words of any benchmark: who is
 # addressed (you, the assistant, the model, the reader), what is overridden (previous
@@ -51,7 +58,7 @@ _IGNORE = (r"(?:ignore|disregard|forget|override|overrule|bypass|skip|discard|se
 # word that makes it one ("please", "you must")
 _IMPERATIVE = (r"(?:^[\W_]*|(?<=\s)(?=(?-i:[A-Z]))|\b(?:please|now|then|just|you|always|only|"
                r"must|should|por\s+favor|ahora|debes|solo|s[oó]lo)\s+)")
-_ADDRESSED = re.compile("|".join((
+_ADDRESSED = _compiled((
     # role markers: a line that hands the turn to a role
     # (not "user:" or "developer:", which head signature blocks of contracts)
     r"(?:^|(?<=\s))(?:#{1,4}\s*)?(?:system|assistant|instruction|instructions|override|"
@@ -152,7 +159,7 @@ _ADDRESSED = re.compile("|".join((
     rf"{_IMPERATIVE}(?:click|visit|download|install|go\s+to|navigate\s+to|haz\s+clic|visita|"
     r"descarga|instala)\b[^.!?\n]{0,60}?"
     r"(?:https?://|www\.|\b[\w-]+\.(?:com|net|org|xyz|io|ru|info|biz|top|click|app)\b)",
-)), re.IGNORECASE)
+))
 
 # ---- orders by their grammar, in English, Spanish, Catalan, French and German ---------------
 #
@@ -263,13 +270,12 @@ _ORDER_RULES = [
     rf"\b{W.IN_YOUR_ANSWER}\b",
     *_FOR_MACHINE,
 ]
-_ORDERS = re.compile("|".join(f"(?:{r})" for r in _ORDER_RULES), re.IGNORECASE)
+_ORDERS = _compiled(tuple(_ORDER_RULES))
 # an order that leaves its argument to the next sentence: a bare override or address ("Ignore
 # the previous clause.", "Attention, language model."), a pointer at what follows, or a
 # sentence cut off on a word that cannot end one ("Kindly output the guarantee as")
-_BARE = re.compile("|".join(f"(?:{r})" for r in (_OVERRIDE, *_FOR_MACHINE, rf"\b{W.WHAT_TO}\b",
-                                                 rf"\b{_IGNORE}\s+{_OVERRIDDEN}")),
-                   re.IGNORECASE)
+_BARE = _compiled((_OVERRIDE, *_FOR_MACHINE, rf"\b{W.WHAT_TO}\b",
+                   rf"\b{_IGNORE}\s+{_OVERRIDDEN}"))
 BARE_WORDS = 8  # a bare order has at most this many words and no value of its own
 # a table row's label before the cell that holds the sentence ("Note<TAB>…")
 _ROW_LABEL = re.compile(r"^[^\t\n]*\t")
@@ -363,11 +369,10 @@ def _suspect_from(sentence: str) -> int | None:
     m = _OPENS_CLAUSE.search(sentence)
     if m:
         cut = m.start()
-    for rule in (_ADDRESSED, _ORDERS):
-        m2 = rule.search(sentence)
-        if m2:
-            c = _clause_start(sentence, m2.start())
-            cut = c if cut is None else min(cut, c)
+    starts = [m2.start() for rule in (*_ADDRESSED, *_ORDERS) if (m2 := rule.search(sentence))]
+    if starts:
+        c = _clause_start(sentence, min(starts))
+        cut = c if cut is None else min(cut, c)
     return cut
 
 
@@ -378,7 +383,8 @@ def _hands_over(sentence: str) -> bool:
     s = _ENUMERATOR.sub("", _ROW_LABEL.sub("", sentence.rstrip()))
     if _DANGLING.search(s) or _FORWARD.search(s):
         return True
-    return len(s.split()) <= BARE_WORDS and not _HAS_VALUE.search(s) and bool(_BARE.search(s))
+    return (len(s.split()) <= BARE_WORDS and not _HAS_VALUE.search(s)
+            and any(rule.search(s) for rule in _BARE))
 
 
 def hands_over(text: str) -> bool:

@@ -43,6 +43,7 @@ from .frames import (
 )
 from .nfc import compose
 from .objects import Rule, page_objects
+from .optional_content import DocumentLayers
 from .superscripts import SCRIPT_SIZE, Spec, attach_scripts, union_box
 
 GAP_SPACE = 0.25  # a gap wider than this × line height between two glyphs is a space,
@@ -173,7 +174,7 @@ def _upright(text: str, left: np.ndarray, bottom: np.ndarray, default: int) -> i
     return best if votes[best] > 2 * votes[default] + 3 else default
 
 
-def read_page(fn: Any, doc: int, index: int) -> Page:
+def read_page(fn: Any, doc: int, index: int, layers: DocumentLayers | None = None) -> Page:
     """Return the lines of page `index` (0-based) of the document handle, in pdfium's order."""
     number = index + 1
     page = fn.load_page(doc, index)
@@ -209,9 +210,10 @@ def read_page(fn: Any, doc: int, index: int) -> Page:
         if frames is not None:  # text in several frames: each glyph in its own
             frame = frame_boxes(box, ltrb, frames)
         hidden_mask: list[bool] | None = None
-        hidden, rules = page_objects(fn, page, box)
-        if hidden:
-            hidden_mask = [o in hidden for o in map(fn.text_object, repeat(textpage, n), range(n))]
+        concealed, rules = page_objects(fn, page, box, layers)
+        if concealed:
+            owners = list(map(fn.text_object, repeat(textpage, n), range(n)))
+            hidden_mask = concealed.mask(owners, raw, text)
         drops: list[int] = []
         if has_rtl(text):  # right-to-left runs: letters of one glyph and marks in order
             text, perm, drops = logical_order(text, frame)

@@ -1,7 +1,10 @@
 """A PDF page's objects in one pass: text nobody can see, and the ruling lines of tables.
 
 Used by `lines.read_page`. Hidden text: render mode invisible or clip-only, a fully
-transparent fill, or white text with no filled path, image or shading under its centre.
+transparent fill, white text with no filled path, image or shading under its centre,
+content of an optional-content group switched off (`optional_content`), text outside its
+clip path or under an opaque fill drawn after it (`concealed`: whole objects, or per
+character where the clip or the fill cuts through one).
 Rulings: straight horizontal and vertical strokes — thin filled rectangles, stroked
 lines, the edges of rectangles (a cell's border or its shading) — in PDF space, form
 XObjects' matrices applied. Curves, diagonals and page-sized backgrounds are not rulings.
@@ -12,6 +15,9 @@ from __future__ import annotations
 import ctypes
 from ctypes import c_float, c_int, c_uint
 from typing import Any
+
+from .concealed import Concealed, FillSeen, PathReader, Region, TextSeen, conceal
+from .optional_content import DocumentLayers
 
 MAX_OBJECTS = 50_000  # page objects inspected per page
 MAX_RULINGS = 5_000  # rulings kept per page
@@ -52,15 +58,51 @@ class _Reader:
         self.pmatrix = ctypes.addressof(self.matrix)
         self.px, self.py = c_float(), c_float()
         self.ppx, self.ppy = ctypes.addressof(self.px), ctypes.addressof(self.py)
+        self.buf = ctypes.create_string_buffer(512)  # UTF-16 names of marks and groups
+        self.pbuf = ctypes.addressof(self.buf)
+        self.out = ctypes.c_ulong()
+        self.pout = ctypes.addressof(self.out)
 
     def white(self, get: Any, obj: int) -> bool:
         r, g, b, a = self.rgba
         return bool(get(obj, *self.prgba)) and (a.value == 0 or min(r.value, g.value, b.value) >= 250)
 
+    def opaque(self, obj: int) -> bool:
+        """Return True when an object paints its fill fully opaque (no alpha, blend mode or
+        soft mask)."""
+        fn = self.fn
+        return (bool(fn.fill_color(obj, *self.prgba)) and self.rgba[3].value == 255
+                and not fn.transparent(obj))
+
+    def _utf16(self, filled: int) -> str:
+        n = min(self.out.value, len(self.buf))
+        return self.buf.raw[:max(0, n - 2)].decode("utf-16-le", "replace") if filled else ""
+
+    def layer_off(self, obj: int, layers: DocumentLayers) -> bool:
+        """Return True when `obj` is marked as content of an optional-content group (`/OC`)
+        that the document switches off."""
+        fn = self.fn
+        for j in range(max(0, fn.count_marks(obj))):
+            mark = fn.get_mark(obj, j)
+            if not mark:
+                continue
+            got = fn.mark_name(mark, self.pbuf, len(self.buf), self.pout)
+            if self._utf16(got) != "OC":
+                continue
+            got = fn.mark_string(mark, b"Name", self.pbuf, len(self.buf), self.pout)
+            if got and self.out.value > len(self.buf):
+                self.buf = ctypes.create_string_buffer(self.out.value)
+                self.pbuf = ctypes.addressof(self.buf)
+                got = fn.mark_string(mark, b"Name", self.pbuf, len(self.buf), self.pout)
+            if layers.hides(self._utf16(got) if got else None):
+                return True
+        return False
+
     def bounds(self, obj: int) -> tuple[float, float, float, float] | None:
         if not self.fn.obj_bounds(obj, *self.pf):
             return None
-        return tuple(v.value for v in self.fl)  # type: ignore[return-value]
+        fl = self.fl
+        return fl[0].value, fl[1].value, fl[2].value, fl[3].value
 
     def obj_matrix(self, obj: int) -> _Matrix:
         if not self.fn.get_matrix(obj, self.pmatrix):
@@ -116,43 +158,61 @@ def _box_rules(box: tuple[float, ...], out: list[Rule], edges: bool) -> None:
         out.extend([(x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)])
 
 
-def page_objects(fn: Any, page: int, frame: tuple[float, float, float, float]
-                 ) -> tuple[set[int], list[Rule]]:
-    """Return (handles of the hidden text objects, ruling lines) of a page.
+def page_objects(fn: Any, page: int, frame: tuple[float, float, float, float],
+                 layers: DocumentLayers | None = None) -> tuple[Concealed, list[Rule]]:
+    """Return (the text objects out of sight, ruling lines) of a page.
 
     `frame` is the page's visible area in PDF space (left, bottom, right, top); boxes that
-    cover nearly all of it are backgrounds, not cell borders.
+    cover nearly all of it are backgrounds, not cell borders. `layers`: the document's
+    optional-content state, asked only when an object is marked `/OC`.
     """
     rd = _Reader(fn)
+    paths = PathReader(fn, frame)
     hidden: set[int] = set()
     white: list[tuple[int, tuple[float, ...]]] = []
     painted: list[tuple[float, ...]] = []
+    texts: list[TextSeen] = []
+    fills: list[FillSeen] = []
     rules: list[Rule] = []
     big_w = 0.9 * (frame[2] - frame[0])
     big_h = 0.9 * (frame[3] - frame[1])
-    stack: list[tuple[int, int, bool, _Matrix]] = [(page, fn.count_objects(page), True, _IDENTITY)]
+    # (parent, count, top level?, its matrix to page space, its paint order, the clip paths
+    # it is drawn in, switched off by a layer?)
+    stack: list[tuple[int, int, bool, _Matrix, tuple[int, ...], list[Region], bool]] = [
+        (page, fn.count_objects(page), True, _IDENTITY, (), [], False)]
     seen = 0
-    while stack:
-        parent, count, top, pm = stack.pop()
+    while stack and seen <= MAX_OBJECTS:
+        parent, count, top, pm, order, inherited, off = stack.pop()
         for k in range(max(0, count)):
             seen += 1
             if seen > MAX_OBJECTS:
-                return hidden, rules
+                break
             obj = fn.get_object(parent, k) if top else fn.form_object(parent, k)
             if not obj:
                 continue
             kind = fn.obj_type(obj)
             if kind == 5 and len(stack) < 16:  # a form XObject: look inside
-                stack.append((obj, fn.form_count(obj), False, _mul(rd.obj_matrix(obj), pm)))
+                shut = off or (layers is not None and fn.count_marks(obj) > 0
+                               and rd.layer_off(obj, layers))
+                stack.append((obj, fn.form_count(obj), False, _mul(rd.obj_matrix(obj), pm),
+                              (*order, k), inherited + paths.clips(obj, pm), shut))
             elif kind == 1:
                 mode = fn.render_mode(obj)
-                if mode in (3, 7):
+                if mode in (3, 7) or off or (layers is not None and fn.count_marks(obj) > 0
+                                             and rd.layer_off(obj, layers)):
                     hidden.add(obj)
-                elif rd.white(fn.stroke_color if mode in (1, 5) else fn.fill_color, obj):
+                    continue
+                b = rd.bounds(obj)
+                if rd.white(fn.stroke_color if mode in (1, 5) else fn.fill_color, obj):
                     if rd.rgba[3].value == 0:
                         hidden.add(obj)
-                    elif (b := rd.bounds(obj)) is not None:
+                        continue
+                    if b is not None:
                         white.append((obj, b))
+                if b is not None:
+                    clips = paths.clips(obj, pm)
+                    texts.append(TextSeen(obj, (*order, k), b if top else _bounds(pm, b),
+                                          inherited + clips if inherited else clips))
             elif kind == 2:
                 filled = fn.draw_mode(obj, rd.pfill, rd.pstroke) and rd.fillmode.value
                 stroked = bool(rd.stroke.value)
@@ -160,6 +220,10 @@ def page_objects(fn: Any, page: int, frame: tuple[float, float, float, float]
                 b = rd.bounds(obj)
                 if b is None:
                     continue
+                if filled and rd.opaque(obj):
+                    fills.append(FillSeen(obj, (*order, k), b if top else _bounds(pm, b),
+                                          _mul(rd.obj_matrix(obj), pm), pm,
+                                          rd.fillmode.value == 1, inherited))
                 if filled and not fill_white:
                     painted.append(b)
                 if len(rules) >= MAX_RULINGS or (fill_white and not stroked):
@@ -185,11 +249,15 @@ def page_objects(fn: Any, page: int, frame: tuple[float, float, float, float]
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if not any(p[0] <= cx <= p[2] and p[1] <= cy <= p[3] for p in painted):
             hidden.add(obj)
-    return hidden, rules
+    return conceal(paths, texts, fills, hidden), rules
 
 
 def _bounds(m: _Matrix, b: tuple[float, ...]) -> tuple[float, float, float, float]:
     """Return the page-space bounds of a box given in a form's space."""
+    a, _b, _c, d, e, f = m
+    if not _b and not _c:  # scaled and moved only
+        x0, x1, y0, y1 = a * b[0] + e, a * b[2] + e, d * b[1] + f, d * b[3] + f
+        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
     pts = [_apply(m, x, y) for x in (b[0], b[2]) for y in (b[1], b[3])]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     return min(xs), min(ys), max(xs), max(ys)

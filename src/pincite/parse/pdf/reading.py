@@ -53,6 +53,7 @@ from .fields import REFUSED, FormField, emit_fields, has_form, read_fields
 from .line_order import reading_order
 from .lines import HYPHEN_MARK, HYPHENS, Line, Page, read_page
 from .ocr_marks import mark_layer
+from .optional_content import DocumentLayers
 from .pdfium_api import pdfium_fns
 from .running import drop_running
 from .scanned import OcrPass, read_scans
@@ -397,8 +398,9 @@ def _read(data: bytes, password: str | None, limits: Limits
             doc.init_forms()  # before any page is loaded
         handle = ctypes.cast(doc.raw, c_void_p).value or 0
         total = 0
+        layers = DocumentLayers.of(data)  # read only if a page has /OC content
         for i in range(count):
-            page = read_page(fn, handle, i)
+            page = read_page(fn, handle, i, layers)
             total += page.chars
             if total > limits.max_text_chars:
                 raise ParseFailure("over_limit", f"more than {limits.max_text_chars} characters of text")

@@ -206,6 +206,33 @@ OBLIGATIONS_OTHER = [
 ]
 
 
+# the questions and directions of a tender's forms, addressed to the bidder: an order to a
+# person about the bid, not to a reader about its answer (the old detector flagged the
+# formal "Describa …", "Explique …", "Escriba el …" and "Responda solo a …")
+FORM_DIRECTIONS = [
+    "Describa la metodología propuesta para la ejecución del contrato.",
+    "Explique brevemente el plan de trabajo y los medios asignados.",
+    "Escriba el importe en letra y en número.",
+    "Responda solo a las preguntas que procedan según el lote.",
+    "Diga que sí o que no en cada casilla del cuestionario.",
+    "Escriba solo en los campos sombreados del formulario.",
+    "Indique únicamente el importe sin IVA.",
+    "Write only in black ink.",
+    "Print only the pages that contain signatures.",
+    "State that the bidder accepts the conditions of the tender.",
+    "Geben Sie nur ein Angebot pro Los ab.",
+    "Bitte geben Sie den Preis als Nettobetrag an.",
+    "Respongui només les preguntes que corresponguin.",
+    "Veuillez indiquer le montant de votre offre.",
+    "Vous devez transmettre votre offre avant le 15 mars.",
+]
+
+
+@pytest.mark.parametrize("sentence", FORM_DIRECTIONS, ids=lambda s: s[:40])
+def test_a_forms_direction_to_the_bidder_is_not_suspected(sentence):
+    assert instruction_spans(sentence) == []
+
+
 def test_there_are_at_least_twenty_spanish_obligations_of_every_form():
     assert len(OBLIGATIONS_ES) >= 20
     forms = ("queda obligado a", "deberá", "estará obligad", "tendrá la obligación de",

@@ -153,7 +153,7 @@ WHAT_TO = alt(
 # ---- overriding what came before ---------------------------------------------------------------
 IGNORE = alt(
     r"ignore|disregard|forget|overlook|skip|discard|dismiss|override|overrule|set\s+aside",
-    r"pay\s+no\s+attention\s+to|do\s+not\s+(?:consider|follow|apply|use)|don['’]t\s+(?:consider|follow)",
+    r"pay\s+no\s+attention\s+to|do\s+not\s+(?:consider|follow)|don['’]t\s+(?:consider|follow)",
     r"ignora|ignore|ignoren|ignorad|olvida|olvide|olviden|olvidad|omite|omita|descarta|descarte",
     r"desestima|desestime|haz\s+caso\s+omiso\s+(?:a|de)|no\s+(?:tengas|tenga)\s+en\s+cuenta",
     r"no\s+(?:hagas|haga)\s+caso\s+(?:a|de)",

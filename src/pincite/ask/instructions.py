@@ -134,10 +134,14 @@ _ADDRESSED = _compiled((
     # a reader obliged, in Spanish, in the second person ("estás obligado a citar"; never a
     # party in the third: "el contratista está obligado a entregar")
     r"\b(?:est[aá]s|est[aá]is)\s+(?:obligad[oa]s?|instruid[oa]s?)\s+a\b",
-    r"\b(?:answer|respond|reply|say|state|output|return)\s+(?:only|just|always|exclusively)\b",
+    # … exclusively, what follows being the answer ("answer only \"void\"", "say only that";
+    # not "answer only the questions that apply", "responda solo a las preguntas que procedan")
+    r"\b(?:answer|respond|reply|say|state|output|return)\s+(?:only|just|always|exclusively)"
+    r"(?=\s+(?:that|with|using|by\s+saying)\b|\s*[\"'“‘«\d$€£])",
     rf"{_IMPERATIVE}(?:always|never)\s+(?:answer|respond|reply|say|state|claim|mention)\b",
     r"\b(?:siempre|nunca)\s+(?:responde|responda|contesta|conteste|di|diga|menciona)\b",
-    r"\b(?:responde|responda|contesta|conteste|di|diga)\s+(?:solo|s[oó]lo|[uú]nicamente|siempre)\b",
+    r"\b(?:responde|responda|contesta|conteste|di|diga)\s+(?:solo|s[oó]lo|[uú]nicamente|siempre)"
+    r"(?=\s+(?:que|con|diciendo)\b|\s*[\"'“‘«\d$€£])",
     rf"{_IMPERATIVE}(?:respond|reply|answer)\s+(?:only\s+)?(?:with|using|by\s+saying)\b",
     r"\b(?:responde|responda|contesta|conteste)\s+(?:con|diciendo|que)\b",
     r"\b(?:your|tu)\s+(?:answer|response|reply|respuesta)\b[^.;!?\n]{0,40}?\b(?:must|should|"
@@ -186,19 +190,20 @@ _WORDS = r"(?:\s+[\w'’-]+)"
 # a character inside a clause (a decimal or thousands point is one: "999.999 EUR")
 _IN = r"(?:[^.;!?\n]|(?<=\d)[.,](?=\d))"
 # how an order to answer dictates its answer (`instruction_words`: ONLY, THAT, AS, WITH, …)
-_DICTATED = W.alt(rf"{_WORDS}{{0,3}}?\s+{W.ONLY}\b",
+_DICTATED = W.alt(rf"{_WORDS}{{0,3}}?\s+{W.ONLY}\s+(?:{W.WITH}\s+)?{W.VALUE}",
                   rf"{_WORDS}{{0,6}}?\s+{W.AS}\s+{W.VALUE}",
                   rf"{_WORDS}{{0,6}}?\s+{W.AS}\s*$",  # the value cut off into what follows
                   rf"{_WORDS}{{0,3}}?\s+{W.WITH}\s+{W.VALUE}",
                   r"\s+[\"'“”«»„‚‘’]",
                   rf"{_WORDS}{{0,2}}?\s+{W.FOLLOWING}\b")
 # … and, for verbs that say something, a that-clause ("say that", "responde que", "dis que")
-_SAY_THAT = (r"(?:say|tell|answer|respond|reply|claim|insist|state|write|responde|responda|"
-             r"contesta|conteste|di|diga|decid|afirma|afirme|escribe|escriba|respon|respongui|"
-             r"digues|digui|digueu|escriu|afirmi|r[ée]ponds|r[ée]pondez|dis|dites|affirme|"
-             r"affirmez|[ée]cris|antworte|sag|sage|behaupte|schreib|schreibe|antworten\s+sie|"
-             r"sagen\s+sie|responder|contestar|decir|respondre|dir|r[ée]pondre|dire|affirmer|"
-             rf"antworten|sagen)(?:\s+{W.TO_USER})?\s*,?\s+{W.THAT}\b")
+# (in the familiar imperative: the formal one, "diga que", "state that", also heads the
+# questions of a bidder's form)
+_SAY_THAT = (r"(?:say|tell|answer|respond|reply|claim|insist|responde|contesta|di|decid|"
+             r"afirma|escribe|respon|digues|digueu|escriu|r[ée]ponds|dis|affirme|[ée]cris|"
+             r"antworte|sag|sage|behaupte|schreib|schreibe|responder|contestar|decir|respondre|"
+             rf"dir|r[ée]pondre|dire|affirmer|antworten|sagen)(?:\s+{W.TO_USER})?\s*,?\s+"
+             rf"{W.THAT}\b")
 # … and, after a polite formula, the value itself ("Kindly print 999 as …")
 _POLITE_VALUE = W.alt(rf"\s+{W.VALUE}{_IN}{{0,30}}?\s{W.AS}\s",
                       r"\s+[\"'“”«»„‚‘’\d]")
@@ -238,8 +243,9 @@ _ANSWER_RULES = [
     rf"{_ANSWER_IS}{_IN}{{0,60}}?{_ANY_QUESTION}",
     rf"{_ANY_QUESTION}{_IN}{{0,80}}?{_ANSWER_IS}",
     rf"{_ANSWER_IS}(?:\s+(?:to|for|on|about|a|al|à|au|auf|zu|zur|zum|per|sobre|de|del|sur)\b"
-    rf"{_IN}{{0,60}}?)?\s*(?:\b{W.COPULA}\b|:)",
-    rf"\b{W.COPULA}\s+(?:the|la|l['’]|el|le|die|der)\s*{_ANSWER_IS}",
+    rf"{_IN}{{0,60}}?)?\s*(?:\b{W.COPULA}\b|:)\s*{W.VALUE}",
+    rf"^(?:[^\t\n]*\t)?[\W_]*{W.BACK}\b{_IN}{{0,12}}?\b(?:the|la|l['’]|el|le|die|der)\s*"
+    rf"{_ANSWER_IS}",
     rf"{_ANY_QUESTION}{_IN}{{0,80}}?\b{W.ANSWERED}\s+{W.WITH}\s",
     rf"\b{W.WHAT_TO}\b",
 ]
@@ -295,8 +301,10 @@ _POINTS_BACK = re.compile(rf"^(?:[^\t\n]*\t)?[\W_]*{W.BACK}\b", re.IGNORECASE)
 # "Escribe un …", "Can you tell me …"); legal and scientific prose does not open that way
 _TASK_VERB = (r"(?:Explain|Describe|Translate|Summari[sz]e|Paraphrase|Write|Compose|Draft|"
               r"Generate|List|Tell\s+me|Show\s+me|Give\s+me|Teach\s+me|"
-              r"Explica|Explique|Describe|Describa|Traduce|Traduzca|Resume|Resuma|Escribe|"
-              r"Escriba|Redacta|Redacte|Genera|Genere|Enumera|Dime|D[ií]game|Mu[eé]strame|"
+              # (Spanish in the familiar form: the formal "Describa …", "Explique …",
+              # "Escriba el importe …" head the questions of a tender's forms)
+              r"Explica|Describe|Traduce|Resume|Escribe|Redacta|Genera|Enumera|Dime|"
+              r"Mu[eé]strame|"
               r"Dame|Cu[eé]ntame)\b(?=\s+(?:a|an|the|me|us|how|what|why|who|when|where|which|your|tus|tu|"
               r"this|that|about|on|some|its|their|every|each|all|following|un|una|unos|unas|"
               r"el|la|los|las|c[oó]mo|qu[eé]|por\s+qu[eé]|qui[eé]n|cu[aá]ndo|d[oó]nde|esto|"

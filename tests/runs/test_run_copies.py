@@ -12,14 +12,12 @@ planted as pincite-runs-1 wrote them, and are scrubbed too.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import os
 import pickle
 import sqlite3
 import subprocess
 import sys
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ import pytest
 
 pytest.importorskip("dbos")
 
+from pincite.evals.acceptance.run_copies import decoded  # noqa: E402
 from pincite.extract.records import FieldRecord  # noqa: E402
 from pincite.library import open_library  # noqa: E402
 from pincite.model import Principal  # noqa: E402
@@ -60,72 +59,6 @@ def _doc(canary: str, fee: str) -> str:
 
 
 # ---- decoding every stored value -------------------------------------------------------
-
-
-def decoded(value: Any, depth: int = 0) -> Iterator[str]:
-    """Yield every text a stored value holds, decoded every way it can be: as text, UTF-16,
-    base64, zlib, pickle (our own test database only) and JSON, recursively; a decoded
-    object's attributes and items too."""
-    if depth > 8 or value is None:
-        return
-    if isinstance(value, bool | int | float):
-        yield str(value)
-    elif isinstance(value, str):
-        yield value
-        yield from _decoded_str(value, depth)
-    elif isinstance(value, bytes | bytearray | memoryview):
-        yield from _decoded_bytes(bytes(value), depth)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from decoded(k, depth + 1)
-            yield from decoded(v, depth + 1)
-    elif isinstance(value, list | tuple | set | frozenset):
-        for v in value:
-            yield from decoded(v, depth + 1)
-    else:  # an unpickled object: its repr, then its fields
-        yield repr(value)
-        fields = dict(getattr(value, "__dict__", {}) or {})
-        for name in getattr(type(value), "__slots__", ()):
-            if hasattr(value, name):
-                fields[name] = getattr(value, name)
-        if isinstance(value, BaseException):
-            fields["args"] = value.args
-        for v in fields.values():
-            yield from decoded(v, depth + 1)
-
-
-def _decoded_str(text: str, depth: int) -> Iterator[str]:
-    compact = text.strip()
-    if compact and len(compact) % 4 == 0:
-        try:
-            yield from _decoded_bytes(base64.b64decode(compact, validate=True), depth + 1)
-        except (binascii.Error, ValueError):
-            pass
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return
-    if not isinstance(obj, str) or obj != text:
-        yield from decoded(obj, depth + 1)
-
-
-def _decoded_bytes(data: bytes, depth: int) -> Iterator[str]:
-    yield data.decode("utf-8", "replace")
-    yield data.decode("utf-16-le", "replace")
-    try:
-        yield from _decoded_bytes(zlib.decompress(data), depth + 1)
-    except zlib.error:
-        pass
-    try:
-        obj = pickle.loads(data)  # noqa: S301 - our own test database
-    except Exception:  # noqa: BLE001 - not a pickle
-        obj = None
-    if obj is not None:
-        yield from decoded(obj, depth + 1)
-    try:
-        yield from _decoded_str(data.decode("ascii"), depth + 1)
-    except UnicodeDecodeError:
-        pass
 
 
 def runs_db_values(store: str) -> Iterator[tuple[str, str, Any]]:

@@ -6,8 +6,8 @@ French and German: regular-expression fragments (no capturing groups) that
   answer (`SAY`, `SAY_TO`), of overriding (`IGNORE`) and of revealing (`REVEAL`), and the
   infinitives after a second-person obligation (`YOU_MUST`, "you must", "tu dois", "du
   musst"; never a third person's: "the Supplier shall", "le titulaire doit");
-- what a dictated answer looks like after such a verb (`DICTATED`: "only …", "that …",
-  "as 999", "with \"yes\"", "the following");
+- what a dictated answer looks like after such a verb (`ONLY` and a value, `THAT`, `AS` or
+  `WITH` and a `VALUE`, `FOLLOWING`: "only \"yes\"", "that …", "as 999", "the following");
 - meta-reference: answers, questions, instructions, prompts, what came before.
 """
 
@@ -115,7 +115,7 @@ FOLLOWING = alt(r"the\s+following|as\s+follows|exactly|verbatim|lo\s+siguiente|e
                 r"ce\s+qui\s+suit|exactement|mot\s+pour\s+mot|textuellement|folgendes",
                 r"genau|w[öo]rtlich")
 # the one spoken to as an indirect object ("tell the user", "dile al usuario")
-TO_USER = alt(r"me|us|them|him|her|the\s+user|the\s+reader|everyone|me|nos|le|les",
+TO_USER = alt(r"me|us|them|him|her|the\s+user|the\s+reader|everyone|nos|le|les",
               r"al\s+usuario|li|els|a\s+l['’]usuari|moi|lui|leur|[àa]\s+l['’]utilisateur",
               r"mir|uns|ihm|dem\s+(?:nutzer|benutzer)")
 
@@ -171,6 +171,7 @@ PRIOR = alt(
     r"anterior(?:es)?|previ[oa]s?|precedentes?|de\s+arriba|lo\s+dicho|hasta\s+ahora",
     r"pr[eè]vi(?:a|es|s)?|precedents?|de\s+dalt|fins\s+ara",
     r"pr[ée]c[ée]dente?s?|ci-dessus|ant[ée]rieur(?:e|es|s)?|plus\s+haut|jusqu['’]ici",
+    r"ce\s+qui\s+pr[ée]c[èe]de",
     r"vorherige[nrms]?|vorige[nrms]?|obige[nrms]?|vorangehende[nrms]?|vorstehende[nrms]?",
     r"bisherige[nrms]?|fr[üu]here[nrms]?",
 )
@@ -227,5 +228,5 @@ FORWARD = alt(r"following|as\s+follows|below|next\s+(?:sentence|line|paragraph)"
               r"siguiente|a\s+continuaci[oó]n|seg[üu]ent|a\s+continuaci[oó]|suivante?s?",
               r"ci-dessous|ce\s+qui\s+suit|folgende[snr]?|nachstehende[snr]?|unten")
 # a sentence whose subject points back at the one before ("That is the correct answer")
-BACK = alt(r"this|that|it|these|esta|ésta|esa|ésa|esto|eso|aquesta|aquesta|això|aixo|aquest",
+BACK = alt(r"this|that|it|these|esta|ésta|esa|ésa|esto|eso|aquesta|això|aixo|aquest",
            r"ceci|cela|[çc]a|c['’]est|ce|das|dies|diese[rs]?")

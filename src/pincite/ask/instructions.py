@@ -1,6 +1,11 @@
 """Text that is not a statement: instructions addressed to the reader or a model, and
 questions. Deterministic and lexical (regular expressions over sentences); `ask` cuts
-both out of a block before reading it for evidence.
+both out of a block before reading it for evidence. An instruction is told from a
+statement by grammar — the person and mood of its verb, whom it addresses, a reference to
+the reader's answer — in English, Spanish, Catalan, French and German (words:
+`instruction_words`), never by the verb alone: a party's obligation in the third person
+("el contratista está obligado a …") is a statement. An order split across sentences or
+blocks is followed (`hands_over`, `points_back`).
 """
 
 from __future__ import annotations
@@ -10,14 +15,14 @@ import re
 from . import instruction_words as W
 from .sentences import sentence_spans
 
-# ---- instructions addressed to the reader or a model ---------------------------------------
-
 
 def _compiled(rules: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     """Each rule compiled on its own, case-insensitive (one pattern per rule searches
     faster than their alternation, which tries every rule at every position)."""
     return tuple(re.compile(r, re.IGNORECASE) for r in rules)
 
+
+# ---- instructions addressed to the reader or a model ---------------------------------------
 #
 # Built from the structure of an order, not from the words of any benchmark: who is
 # addressed (you, the assistant, the model, the reader), what is overridden (previous
@@ -423,7 +428,7 @@ def instruction_spans(text: str, carried: bool = False,
                       pointed: bool = False) -> list[tuple[int, int]]:
     """The `[start, end)` spans of `text` that read as instructions to the reader or a model.
 
-    Deterministic and structural, English and Spanish; classes: (1) role markers
+    Deterministic and structural; classes (1)-(7) in English and Spanish: (1) role markers
     ("SYSTEM:", "### Instruction", "[INST]"); (2) the reader's own output as the object ("…
     in your reply", "en tu respuesta"); (3) overrides of what came before, a clause, or the
     reader's role ("disregard clause 1.1", "ignora las instrucciones anteriores", "you are

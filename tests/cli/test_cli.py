@@ -121,9 +121,9 @@ def test_ingest_without_acl_keeps_existing_acl(tmp_path):
     store = tmp_path / "s"
     f = tmp_path / "a.txt"
     f.write_bytes(b"first version")
-    invoke("ingest", str(f), "--acl", "user:ana", store=store)
-    f.write_bytes(b"second version")
-    out = invoke("ingest", str(f), "--json", store=store)
+    invoke("ingest", str(f), "--acl", "user:ana", "--as", "default:ana", store=store)
+    f.write_bytes(b"second version")  # revised by a reader (the write rule: reading)
+    out = invoke("ingest", str(f), "--json", "--as", "default:ana", store=store)
     assert json.loads(out.stdout)["status"] == "revised"
     listed = invoke("sources", "--as", "default:ana", "--json", store=store)
     assert json.loads(listed.stdout)["acl"] == ["user:ana"]

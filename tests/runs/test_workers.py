@@ -197,6 +197,10 @@ def test_runs_record_on_a_postgresql_system_database(tmp_path):
 
 
 def _worker(store: Path, *args: str, faults: str | None = None) -> subprocess.Popen[str]:
+    if "://" in str(store):  # a worker logs in as the app login, never the owner (issue 25)
+        from tests.pg_server import app_login_url
+
+        store = app_login_url(str(store))  # type: ignore[assignment]
     env = {k: v for k, v in os.environ.items() if k not in ("PINCITE_FAULTS", "PINCITE_RUNS_DB")}
     env.update(PYTHONPATH=str(ROOT / "src"), PINCITE_EMBEDDER="hash")
     if faults:

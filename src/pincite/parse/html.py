@@ -54,8 +54,11 @@ from ..errors import ParseFailure
 from ..limits import Limits
 from ..model import TextLayer
 from .css_colors import BLACK, RGBA, WHITE, indistinct
-from .decoding import bom_encoding, decode_text
+from .decoding import decode_text
 from .hidden_chars import HIDDEN_CHARS_RE
+from .html_inputs import has_external_refs as _has_external_refs
+from .html_inputs import sniff_encoding as _sniff_encoding
+from .html_inputs import tag_of as _tag
 from .inline_style import (
     FAINT,
     UNSET,
@@ -92,70 +95,7 @@ BLOCK_TAGS = frozenset({
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 PRE_TAGS = frozenset({"pre", "listing", "xmp", "plaintext", "textarea"})
 
-_META_CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_\-:.]+)", re.I)
-_REMOTE_RE = re.compile(r"^\s*(?:https?:|ftp:|file:|//|\\\\)", re.I)
-_CSS_REMOTE_RE = re.compile(
-    r"url\(\s*[\"']?\s*(?:https?:|ftp:|file:|//)|@import\s+[\"']\s*(?:https?:|ftp:|//)", re.I
-)
-_REF_ATTRS = ("src", "data", "poster", "background", "lowsrc", "dynsrc", "longdesc")
 _WS_RE = re.compile(r"[ \t\n\r\f\v]+")
-_WINDOWS_1252_ALIASES = {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii",
-                         "l1", "iso_8859-1", "cp819", "ibm819"}
-
-
-def _sniff_encoding(data: bytes) -> str:
-    enc, _ = bom_encoding(data)
-    if enc:
-        return enc
-    m = _META_CHARSET_RE.search(data[:4096])
-    if m:
-        name = m.group(1).decode("ascii", "ignore").strip().lower()
-        if name in _WINDOWS_1252_ALIASES:
-            return "cp1252"
-        if name.startswith("utf-16") or name.startswith("utf-32"):
-            return "utf-8"  # a meta tag cannot declare a 16-bit encoding (WHATWG)
-        try:
-            "".encode(name)
-        except LookupError:
-            return "utf-8"
-        return name
-    return "utf-8"
-
-
-def _tag(el: lxml.etree._Element) -> str | None:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return None  # comment, processing instruction, entity
-    return tag.rsplit("}", 1)[-1].lower()
-
-
-
-def _has_external_refs(root: lxml.etree._Element) -> bool:
-    for el in root.iter():
-        tag = _tag(el)
-        if tag is None:
-            continue
-        a = el.attrib
-        for name in _REF_ATTRS:
-            v = a.get(name)
-            if v and _REMOTE_RE.match(v):
-                return True
-        if tag in ("link", "base") and _REMOTE_RE.match(a.get("href", "")):
-            return True
-        srcset = a.get("srcset") or a.get("imagesrcset")
-        if srcset and any(_REMOTE_RE.match(p) for p in srcset.split(",")):
-            return True
-        style = a.get("style")
-        if style and _CSS_REMOTE_RE.search(style):
-            return True
-        if tag == "style" and el.text and _CSS_REMOTE_RE.search(el.text):
-            return True
-        if tag == "meta" and a.get("http-equiv", "").lower() == "refresh":
-            if re.search(r"url\s*=\s*['\"]?\s*(?:https?:|ftp:|//)", a.get("content", ""), re.I):
-                return True
-    return False
-
-
 @dataclass
 class _Ctx:
     hidden: bool  # a reader does not see the text this element holds itself

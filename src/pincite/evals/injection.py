@@ -103,13 +103,15 @@ def cuad_sentences(folder: Path) -> list[str] | None:
     return out
 
 
-def tender_blocks(folder: Path) -> tuple[list[list[str]], dict[str, int]] | None:
+def tender_blocks(folder: Path, ocr: bool = True) -> tuple[list[list[str]], dict[str, int]] | None:
     """The block texts of every document under `folder` (one list per document, in reading
     order), read by pincite's parsers through ingestion into a temporary store, with how many
-    files were read and quarantined; None without the folder."""
+    files were read and quarantined; None without the folder. `ocr=False` leaves scanned
+    pages unread (the test suite's quicker reading of the same corpus)."""
     import tempfile
 
     from ..index.segment import BLOCK_KINDS
+    from ..limits import Limits, OcrSettings
     from ..sources.ingest import Ingestor
     from ..store import open_store
 
@@ -122,7 +124,8 @@ def tender_blocks(folder: Path) -> tuple[list[list[str]], dict[str, int]] | None
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(Path(tmp) / "store")
         try:
-            with Ingestor(store, tenant="eval", acl=["*"], sandbox=False) as ing:
+            limits = Limits(ocr=OcrSettings(enabled=ocr))
+            with Ingestor(store, tenant="eval", acl=["*"], sandbox=False, limits=limits) as ing:
                 for f in files:
                     sid = f.relative_to(folder).as_posix()
                     ing.ingest(f.read_bytes(), source_id=sid, path=sid, name=f.name)
@@ -176,7 +179,7 @@ def _block_false_positives(read: tuple[list[list[str]], dict[str, int]] | None
     return {**files, **_figures(n, bad)}
 
 
-def run_injection(set_path: Path, data_root: Path) -> dict[str, Any]:
+def run_injection(set_path: Path, data_root: Path, *, ocr: bool = True) -> dict[str, Any]:
     """Measure the detector: the set's recall (EN, ES), BIPIA dev recall (held out), and
     clean sentences flagged on SciFact and CUAD dev and on the real tenders."""
     rows = load_set(set_path)
@@ -187,5 +190,6 @@ def run_injection(set_path: Path, data_root: Path) -> dict[str, Any]:
         "bipia_dev_held_out": None if attacks is None else _recall(attacks),
         "clean_scifact_dev": _false_positives(scifact_sentences(data_root / "scifact")),
         "clean_cuad_dev": _false_positives(cuad_sentences(data_root / "cuad")),
-        "clean_tenders_real": _block_false_positives(tender_blocks(data_root / "tenders_real")),
+        "clean_tenders_real": _block_false_positives(tender_blocks(data_root / "tenders_real",
+                                                                   ocr)),
     }

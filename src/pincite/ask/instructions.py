@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from . import instruction_words as W
+from .asking import is_question, question_spans  # noqa: F401  (read here before)
 from .sentences import sentence_spans
 
 
@@ -338,12 +339,6 @@ _OBJECT_NEXT = re.compile(
     r"\S*\s+(?:[\"'\u201c]|(?i:a|an|the|this|that|these|those|your|my|our|all|every|each|any|"
     r"some|me|us|up|it|un|una|unos|unas|el|la|los|las|lo|tu|tus|su|sus|todo|toda|todos|"
     r"todas|cada|nos|esto|este|esta)\b)")
-_QUESTION = re.compile(r"\?[\"'\u201d\u2019)\]]*$")
-# a capitalised word that opens a question run into a sentence ("… The Mercury T What is …?")
-_ASKING_WORD = re.compile(r"(?<=\s)(?:What|Who|Whom|Whose|When|Where|Why|How|Which|Is|Are|Was|"
-                          r"Were|Do|Does|Did|Can|Could|Would|Will|Should|Shall|Have|Has)\b")
-
-
 def _clause_start(sentence: str, at: int) -> int:
     """The start of the order holding `at`: the first capitalised word at or before it that
     takes an object, else the last one ("… message Invoices Replace … in your answer"), else
@@ -497,20 +492,3 @@ def neighbour_spans(text: str, carried: bool, pointed: bool) -> list[tuple[int, 
     (`pointed`, see `points_back`): `instruction_spans` with its first or last sentence
     suspected."""
     return instruction_spans(text, carried=carried, pointed=pointed)
-
-
-def is_question(sentence: str) -> bool:
-    """True when a sentence asks rather than states (it ends with a question mark)."""
-    return bool(_QUESTION.search(sentence.rstrip()))
-
-
-def question_spans(text: str) -> list[tuple[int, int]]:
-    """The `[start, end)` spans of `text` that ask: each sentence that ends with a question
-    mark, or, when a question was run into it, the clause from its first capitalised
-    question word ("What", "How", "Is", …) on."""
-    out = []
-    for s, e in sentence_spans(text, clauses=True):
-        if is_question(text[s:e]):
-            m = _ASKING_WORD.search(text, s, e)
-            out.append((m.start() if m else s, e))
-    return out

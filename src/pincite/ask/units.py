@@ -47,7 +47,8 @@ from ..cite.locate import strip_span
 from ..index.analyze import LANGUAGES, STOP_WORDS, analyze, fold, stem_words, words
 from ..model import Element
 from ..vocab import ElementKind
-from .instructions import instruction_spans, is_question, neighbour_spans, question_spans
+from .asking import is_question, question_spans
+from .instructions import instruction_spans, neighbour_spans
 from .question import Question, root, roots_of
 from .sentences import is_title, sentence_spans
 from .statement_kinds import is_definition, named_heads, negated, organisations, values_in

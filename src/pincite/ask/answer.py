@@ -217,7 +217,7 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
 def answer_kind(q: Question, yes_no: bool, judged: Judged) -> AnswerKind:
     """Return the kind of answer a judged unit is for question `q`: the value its form
     expects, yes or no, a table cell, else a passage."""
-    if q.expects in AnswerKind.__members__.values():
+    if q.expects is not None and q.expects in set(AnswerKind):
         return AnswerKind(q.expects)
     if yes_no:
         return AnswerKind.YES_NO

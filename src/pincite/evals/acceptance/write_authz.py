@@ -111,11 +111,11 @@ def run_write_authz(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Si
                 continue  # only the owner reads it, or an intruder's write deleted it
             # a reader who is not the owner: may revise, may not change the ACL
             reader, before_acl = f"{t}:rita:board", lib.store.source(t, sid).acl
-            for argv in (["ingest", str(evil), "--id", sid, "--acl", "*", "--tenant", t,
-                          "--no-publish"], ["acl", sid, "--set", "*"]):
-                run_cli(drivers, store, *argv, "--as", reader)
+            for cmd in (["ingest", str(evil), "--id", sid, "--acl", "*", "--tenant", t,
+                         "--no-publish"], ["acl", sid, "--set", "*"]):
+                run_cli(drivers, store, *cmd, "--as", reader)
                 f[F_ACL].attempt(lib.store.source(t, sid).acl == before_acl,
-                                 f"{reader} {argv[0]} widened {t}/{sid}")
+                                 f"{reader} {cmd[0]} widened {t}/{sid}")
             revised = run_cli(drivers, store, "ingest", str(evil), "--id", sid, "--tenant", t,
                               "--as", reader, "--no-publish")
             f[F_ALLOWED].attempt(revised.returncode == 0 and len(lib.store.revisions(t, sid)) == 2,

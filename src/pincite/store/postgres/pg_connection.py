@@ -26,7 +26,7 @@ MAINT_ROLE = "pincite_maint"
 MIGRATION_LOCK = 0x70696E63
 
 # A migration is a SQL script, or a function run inside the migration's transaction.
-PgMigration = str | Callable[[Any], None]
+PgMigration = str | Callable[[Any], object]  # a statement, or a step run with the connection
 
 
 def _psycopg() -> Any:

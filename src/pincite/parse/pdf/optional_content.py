@@ -54,10 +54,6 @@ class Ref:
     gen: int
 
 
-class _Malformed(Exception):
-    pass
-
-
 def _skip(data: bytes, i: int) -> int:
     n = len(data)
     while i < n:
@@ -102,14 +98,14 @@ def _literal(data: bytes, i: int) -> tuple[bytes, int]:
                 return bytes(out), i + 1
         out.append(c)
         i += 1
-    raise _Malformed("unterminated string")
+    raise ValueError("unterminated string")
 
 
 def _value(data: bytes, i: int, depth: int = 0) -> tuple[Any, int]:
     """Parse one object at `i`; return it (dict, list, Name, bytes, Ref, number, bool, None)
     and the offset after it."""
     if depth > MAX_DEPTH:
-        raise _Malformed("nested too deep")
+        raise ValueError("nested too deep")
     i = _skip(data, i)
     head = data[i:i + 2]
     if head == b"<<":
@@ -121,7 +117,7 @@ def _value(data: bytes, i: int, depth: int = 0) -> tuple[Any, int]:
                 return out, i + 2
             key, i = _value(data, i, depth + 1)
             if not isinstance(key, Name):
-                raise _Malformed("a dictionary key that is not a name")
+                raise ValueError("a dictionary key that is not a name")
             val, i = _value(data, i, depth + 1)
             out[str(key)] = val
     if head[:1] == b"[":
@@ -130,7 +126,7 @@ def _value(data: bytes, i: int, depth: int = 0) -> tuple[Any, int]:
         while True:
             i = _skip(data, i)
             if i >= len(data):
-                raise _Malformed("unterminated array")
+                raise ValueError("unterminated array")
             if data[i:i + 1] == b"]":
                 return items, i + 1
             item, i = _value(data, i, depth + 1)
@@ -140,7 +136,7 @@ def _value(data: bytes, i: int, depth: int = 0) -> tuple[Any, int]:
     if head[:1] == b"<":
         end = data.find(b">", i)
         if end < 0:
-            raise _Malformed("unterminated hex string")
+            raise ValueError("unterminated hex string")
         digits = re.sub(rb"[^0-9A-Fa-f]", b"", data[i + 1:end])
         return bytes.fromhex((digits + b"0" * (len(digits) % 2)).decode("ascii")), end + 1
     if head[:1] == b"/":
@@ -159,7 +155,7 @@ def _value(data: bytes, i: int, depth: int = 0) -> tuple[Any, int]:
     for word, val in ((b"true", True), (b"false", False), (b"null", None)):
         if data.startswith(word, i):
             return val, i + len(word)
-    raise _Malformed(f"unexpected byte at {i}")
+    raise ValueError(f"unexpected byte at {i}")
 
 
 def _text(value: Any) -> str | None:
@@ -206,7 +202,7 @@ class _Objects:
                 if not isinstance(head, dict) or head.get("Type") != "ObjStm":
                     continue
                 body = self._stream(head, end, budget)
-            except (_Malformed, ValueError, IndexError, zlib.error):
+            except (ValueError, IndexError, zlib.error):
                 continue
             if body is None:
                 continue
@@ -243,7 +239,7 @@ class _Objects:
                 return _value(self.data, self.direct[num])[0]
             packed = self._unpack().get(num)
             return None if packed is None else _value(*packed)[0]
-        except (_Malformed, ValueError, IndexError):
+        except (ValueError, IndexError):
             return None
 
     def resolve(self, value: Any, hops: int = 8) -> Any:
@@ -262,7 +258,7 @@ class _Objects:
             if k is not None:
                 try:
                     found.append(_value(self.data, k)[0])
-                except (_Malformed, ValueError, IndexError):
+                except (ValueError, IndexError):
                     pass
         packed = self._unpack()
         for body in self.bodies:
@@ -274,7 +270,7 @@ class _Objects:
                 if k is not None:
                     try:
                         found.append(_value(body, k)[0])
-                    except (_Malformed, ValueError, IndexError):
+                    except (ValueError, IndexError):
                         pass
         return found
 

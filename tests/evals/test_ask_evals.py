@@ -142,6 +142,7 @@ def test_ask_eval_commands_refuse_bad_input(tmp_path: Path):
     assert r.returncode != 0 and "--folds" in r.stderr
 
 
+@pytest.mark.shared_data("cuad/dev")
 def test_ask_cuad_asks_every_phrasing_of_a_questions_file(tmp_path: Path):
     from pincite.evals.ask_cuad import run_ask_cuad
 

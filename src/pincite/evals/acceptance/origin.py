@@ -16,10 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from ...extract.schema import schema_from_dict
@@ -27,6 +23,7 @@ from ...model import Principal
 from .builders import Spec, render
 from .canaries import TokenMint
 from .harness import Drivers, Size, Workspace
+from .loopback import serve
 from .scoreboard import Scoreboard
 
 GROUP = "CSRF/ORIGIN"
@@ -39,28 +36,6 @@ SCHEMA = {"name": "strict", "fields": [
      "tau_show": 0.99, "tau_flag": 0.99},
     {"name": "term", "type": "duration", "synonyms": {"en": ["term"]},
      "tau_show": 0.99, "tau_flag": 0.99}]}
-
-
-@contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Serve `app` on 127.0.0.1 (a free port) in a thread; yield its base URL."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
-                                           lifespan="off", access_log=False))
-    thread = threading.Thread(target=server.run, name="pincite-acceptance-review", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    if not server.started:
-        raise RuntimeError("the review page did not start")
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def _state(lib: Any) -> str:

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .harness import Drivers, Size, Workspace
-from .loopback import OTHER, OWN, missing, p95, serve, sign_in, tenants
+from .loopback import OTHER, OWN, p95, serve, service_figures, sign_in, tenants
 from .scoreboard import Scoreboard
 
 GROUP = "FAIRNESS"
@@ -55,12 +55,10 @@ def run_fairness(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size,
                  seed: int) -> None:
     """Run the FAIRNESS group into `board`."""
     names = (F_P95, F_FAILED, F_FLOOD, F_UI)
-    why = missing(drivers)
-    if why is not None:
-        for name in names:
-            board.not_applicable(GROUP, name, why)
+    got = service_figures(board, GROUP, names, drivers)
+    if got is None:
         return
-    f = {n: board.figure(GROUP, n) for n in names}
+    f = got
     t = tenants(ws, drivers, seed, "fairness")
     heavy, _ = t.key(drivers, OWN, "read", "review")
     other, _ = t.key(drivers, OTHER, "read")

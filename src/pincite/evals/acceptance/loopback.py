@@ -58,6 +58,18 @@ def missing(drivers: Drivers, *, mcp: bool = False, tokens: bool = False) -> str
     return None
 
 
+def service_figures(board: Any, group: str, names: Sequence[str], drivers: Drivers, *,
+                    mcp: bool = False, tokens: bool = False) -> dict[str, Any] | None:
+    """Return the group's figures by name, or None with each marked not applicable when
+    the service cannot run here (`missing`)."""
+    why = missing(drivers, mcp=mcp, tokens=tokens)
+    if why is not None:
+        for name in names:
+            board.not_applicable(group, name, why)
+        return None
+    return {n: board.figure(group, n) for n in names}
+
+
 @dataclass
 class Tenants:
     """A store with one document per tenant (each holding its own canary), published, and

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from .harness import Drivers, Size, Workspace
-from .loopback import OTHER, OWN, McpSession, missing, serve, tenants
+from .loopback import OTHER, OWN, McpSession, serve, service_figures, tenants
 from .scoreboard import Scoreboard
 
 GROUP = "MCP SCOPES"
@@ -50,12 +50,10 @@ def run_mcp_scopes(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Siz
                    seed: int) -> None:
     """Run the MCP SCOPES group into `board`."""
     names = (F_REFUSED, F_CROSS, F_OWN)
-    why = missing(drivers, mcp=True)
-    if why is not None:
-        for name in names:
-            board.not_applicable(GROUP, name, why)
+    got = service_figures(board, GROUP, names, drivers, mcp=True)
+    if got is None:
         return
-    f = {n: board.figure(GROUP, n) for n in names}
+    f = got
     t = tenants(ws, drivers, seed, "mcp")
     server_key, _ = t.key(drivers, OWN, "read", "ingest", "review")
     held = {("read",): t.key(drivers, OWN, "read")[0],

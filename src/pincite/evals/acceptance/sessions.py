@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from .harness import Drivers, Size, Workspace
-from .loopback import OWN, LocalIssuer, missing, serve, sign_in, tenants
+from .loopback import OWN, LocalIssuer, serve, service_figures, sign_in, tenants
 from .scoreboard import Scoreboard
 
 GROUP = "SESSIONS"
@@ -38,12 +38,10 @@ def run_sessions(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size,
     import httpx
 
     names = (F_REVOKED, F_EXPIRED, F_LIVE)
-    why = missing(drivers, tokens=True)
-    if why is not None:
-        for name in names:
-            board.not_applicable(GROUP, name, why)
+    got = service_figures(board, GROUP, names, drivers, tokens=True)
+    if got is None:
         return
-    f = {n: board.figure(GROUP, n) for n in names}
+    f = got
     t = tenants(ws, drivers, seed, "sessions")
     keys = [t.key(drivers, OWN, "read", "review") for _ in range(KEYS)]
     try:

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .harness import Drivers, Size, Workspace
-from .loopback import OTHER, OWN, LocalIssuer, client_at, missing, p95, serve, tenants
+from .loopback import OTHER, OWN, LocalIssuer, client_at, p95, serve, service_figures, tenants
 from .scoreboard import Scoreboard
 
 GROUP = "TOKEN DOS"
@@ -40,12 +40,10 @@ def run_token_dos(board: Scoreboard, ws: Workspace, drivers: Drivers, size: Size
                   seed: int) -> None:
     """Run the TOKEN DOS group into `board`."""
     names = (F_FETCHES, F_STALLED, F_FORGED, F_LOCKOUT, F_VALID)
-    why = missing(drivers, tokens=True)
-    if why is not None:
-        for name in names:
-            board.not_applicable(GROUP, name, why)
+    got = service_figures(board, GROUP, names, drivers, tokens=True)
+    if got is None:
         return
-    f = {n: board.figure(GROUP, n) for n in names}
+    f = got
     t = tenants(ws, drivers, seed, "tokens")
     other_key, _ = t.key(drivers, OTHER, "read")
     own_key, _ = t.key(drivers, OWN, "read")

@@ -4,10 +4,13 @@
   and "Revenue" are all `revenue`), or None. The synonym classes are data (`SYNONYMS`),
   English and Spanish, matched on the whole normalised label.
 - `label_tokens(text)`: the content words of a label, lower case, plurals folded, stop
-  words and footnote marks dropped.
+  words and footnote marks dropped, abbreviations written out and UK spellings made US
+  (`spellings`: `PP&E` is `property plant and equipment`, `capitalised` is
+  `capitalized`).
 - `label_similarity(a, b)`: 1.0 for the same class or the same tokens, else the Jaccard
-  overlap of the tokens (0 … 1); `path_similarity` compares full header paths (the leaf
-  weighs most, parents must not contradict).
+  overlap of the tokens (0 … 1), two words of one label read as one where the other
+  writes them as one (`carry-forwards`, `carryforward`); `path_similarity` compares full
+  header paths (the leaf weighs most, parents must not contradict).
 - `period_of(texts)`: the `Period` a header path names: year, grain (FY, Q1…, H1…) and
   scenario (actual / budget / forecast), from `FY2024`, `2024A`, `FY24`, `ejercicio 2024`,
   `Fiscal 2024`, `year ended December 31, 2024`, `31/12/2024`, `2024 Budget`…
@@ -20,6 +23,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from .spellings import expand, us_spelling
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "revenue": ("revenue", "revenues", "net revenue", "net revenues", "net sales", "sales",
@@ -89,10 +94,10 @@ def _paren(m: re.Match[str]) -> str:
 
 def _bare(text: str) -> str:
     t = fold(text)
-    t = _FOOTNOTE_RE.sub("", t).strip()
+    t = expand(_FOOTNOTE_RE.sub("", t).strip())
     t = _PAREN_RE.sub(_paren, t)
     t = re.sub(r"[^a-z0-9& ]+", " ", t.replace("'", "")).replace("&", " and ")
-    return " ".join(t.split())
+    return " ".join(us_spelling(w) for w in t.split())
 
 
 @lru_cache(maxsize=1)
@@ -129,9 +134,35 @@ def _stem(w: str) -> str:
 
 
 @lru_cache(maxsize=65536)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in _WORD_RE.findall(_bare(text)) if w not in _STOP)
+
+
+@lru_cache(maxsize=65536)
 def label_tokens(text: str) -> frozenset[str]:
     """Return the content words of a label (stems, without stop words)."""
-    return frozenset(_stem(w) for w in _WORD_RE.findall(_bare(text)) if w not in _STOP)
+    return frozenset(_words(text))
+
+
+def _joined(words: tuple[str, ...], other: frozenset[str]) -> frozenset[str]:
+    """Return a label's words with two neighbours read as one where `other` has them as
+    one word (`non current` → `noncurrent`, `carry forward` → `carryforward`)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        pair = words[i] + words[i + 1] if i + 1 < len(words) else ""
+        if pair and pair not in words and (pair in other or _stem(pair) in other):
+            out.append(pair if pair in other else _stem(pair))
+            i += 2
+        else:
+            out.append(words[i])
+            i += 1
+    return frozenset(out)
+
+
+def _token_pair(a: str, b: str) -> tuple[frozenset[str], frozenset[str]]:
+    ta, tb = label_tokens(a), label_tokens(b)
+    return _joined(_words(a), tb), _joined(_words(b), ta)
 
 
 def label_similarity(a: str, b: str) -> float:
@@ -139,7 +170,7 @@ def label_similarity(a: str, b: str) -> float:
     ca, cb = label_class(a), label_class(b)
     if ca is not None and ca == cb:  # "Sales" and "Total sales" are one family, two rows
         return 1.0 if _is_total(a) == _is_total(b) else 0.9
-    ta, tb = label_tokens(a), label_tokens(b)
+    ta, tb = _token_pair(a, b)
     if ca is not None and cb is not None:
         return 0.0  # two different named families: never the same row
     if not ta or not tb:
@@ -177,7 +208,8 @@ def extra_tokens(target: Sequence[str], source: Sequence[str]) -> int:
     if not target or not source or label_class(target[-1]) is not None and (
             label_class(target[-1]) == label_class(source[-1])):
         return 0
-    return len(label_tokens(source[-1]) ^ label_tokens(target[-1]))
+    ts, tt = _token_pair(source[-1], target[-1])
+    return len(ts ^ tt)
 
 
 # ---- periods ---------------------------------------------------------------------------

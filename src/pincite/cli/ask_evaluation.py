@@ -1,5 +1,5 @@
-"""`pincite eval ask-bipia | ask-cuad | ask-tatqa | injection`: whether `ask` answers when the
-documents answer, abstains when they do not, and never cites an instruction."""
+"""`pincite eval ask-bipia | ask-cuad | ask-tatqa | ask-tenders | injection`: whether `ask`
+answers when the documents answer, abstains when they do not, and never cites an instruction."""
 
 from __future__ import annotations
 
@@ -60,16 +60,19 @@ def _bipia_table(result: dict) -> None:
         typer.echo(line("pooled held out", folds["pooled"]["held_out"]))
 
 
+def _rates_line(name: str, r: dict) -> str:
+    """One line of an ask eval's table: the counts and the three rates with their intervals."""
+    def pct(k: str) -> str:
+        v, ci = r.get(k), r.get(k + "_ci")
+        return "     -" if v is None or ci is None else f"{v:6.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+    return (f"{name:22} {r['answerable']:5d} {r['answered_right']:6d} {r['answered_wrong']:6d} "
+            f"{r['unanswerable']:6d} {r['abstained_right']:6d}  right {pct('right_rate')}  "
+            f"wrong {pct('wrong_rate')}  abstained {pct('abstain_rate')}")
+
+
 def _ask_table(result: dict) -> None:
     """Print an ask eval's counts, rates and (with folds) fit beside held out."""
-    def line(name: str, r: dict) -> str:
-        def pct(k: str) -> str:
-            v, ci = r.get(k), r.get(k + "_ci")
-            return "     -" if v is None or ci is None else f"{v:6.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
-        return (f"{name:22} {r['answerable']:5d} {r['answered_right']:6d} {r['answered_wrong']:6d} "
-                f"{r['unanswerable']:6d} {r['abstained_right']:6d}  right {pct('right_rate')}  "
-                f"wrong {pct('wrong_rate')}  abstained {pct('abstain_rate')}")
-
+    line = _rates_line
     typer.echo(f"{'':22} {'answ.':>5} {'right':>6} {'wrong':>6} {'unans.':>6} {'abst.':>6}")
     typer.echo(line("all (shipped policy)", result))
     folds = result.get("folds")
@@ -132,6 +135,42 @@ def eval_ask_cuad(
     typer.echo(f"ask-cuad: {result['documents']} contracts, policy {result['policy']}")
     _ask_table(result)
     _style_table(result)
+
+
+def eval_ask_tenders(
+    data: Annotated[Path | None, typer.Option("--data", help="The tenders folder (one folder per case); default ../shared/data/tenders_real when it exists.")] = None,
+    questions: Annotated[Path, typer.Option("--questions", help="The questions file (cases, files, questions with gold quotes).")] = Path("evals/tenders_questions/dev.json"),
+    folds: Annotated[int | None, typer.Option("--folds", help="Split the cases into K folds (sha256 of the case id) and print each fold's figures (nothing refitted).")] = None,
+    embedder: AskEmbedderOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Ask an analyst's questions of real tenders, each of its own case's files; count answers right and wrong and abstentions.
+
+    Example: pincite eval ask-tenders --data ../shared/data/tenders_real --folds 5 --json
+    """
+    from ..errors import UsageError
+    from ..evals.ask_tenders import run_ask_tenders
+
+    with errors():
+        if data is None:
+            data = Path("../shared/data/tenders_real")
+            if not data.is_dir():
+                raise UsageError("no tenders folder at ../shared/data/tenders_real: give --data")
+        result = run_ask_tenders(data, questions, store_url=store, embedder=embedder, folds=folds)
+    if json_:
+        emit(result)
+        return
+    typer.echo(f"ask-tenders: {result['cases']} cases, {result['documents']} documents, "
+               f"{result['questions']} questions, policy {result['policy']}")
+    typer.echo(f"{'':22} {'answ.':>5} {'right':>6} {'wrong':>6} {'unans.':>6} {'abst.':>6}")
+    typer.echo(_rates_line("all", result))
+    for row in (result.get("folds") or {}).get("folds", []):
+        typer.echo(_rates_line(f"fold {row['fold']} ({len(row['cases'])} cases)", row["held_out"]))
+    if result.get("folds"):
+        typer.echo(_rates_line("pooled", result["folds"]["pooled"]["held_out"]))
+    for u in result["unlocated_gold"]:
+        typer.echo(f"unlocated gold {u['id']} in {u['file']}: {u['quote'][:80]}")
 
 
 def eval_ask_tatqa(

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .ask_evaluation import eval_ask_bipia, eval_ask_cuad, eval_ask_tatqa, eval_injection
+from .ask_evaluation import (
+    eval_ask_bipia,
+    eval_ask_cuad,
+    eval_ask_tatqa,
+    eval_ask_tenders,
+    eval_injection,
+)
 from .context import emit, errors
 from .filling import eval_fill
 from .ocr_evaluation import eval_ocr
@@ -25,6 +31,7 @@ eval_app.command("ocr")(eval_ocr)
 eval_app.command("ask-bipia")(eval_ask_bipia)
 eval_app.command("ask-cuad")(eval_ask_cuad)
 eval_app.command("ask-tatqa")(eval_ask_tatqa)
+eval_app.command("ask-tenders")(eval_ask_tenders)
 eval_app.command("injection")(eval_injection)
 eval_app.command("fill")(eval_fill)
 eval_app.command("rank")(eval_rank)

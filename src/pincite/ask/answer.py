@@ -83,6 +83,7 @@ from ..store import Store
 from ..store.lru import LRU
 from ..vocab import AnswerKind, BundleFlag, ItemFlag, ItemRole, RecordFlag
 from .confidence import answer_confidence
+from .kind_model import KindGuess, KindModel, shipped
 from .passages import OPENING, PassageReader
 from .payments import choose_payments, read_payment
 from .predicate import judge_stated, read_predicate
@@ -111,6 +112,8 @@ class AskResult:
     generation: str | None = None
     # passages retrieval found that are not answers ("may help; not checked as an answer")
     related: tuple[EvidenceItem, ...] = ()
+    # the kind the question was read as, and the wording read (`kind_model`); None: its own
+    read_as: KindGuess | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"status": self.status, "question": self.question,
@@ -119,6 +122,8 @@ class AskResult:
                              "flags": list(self.flags), "generation": self.generation}
         if self.message:
             d["message"] = self.message
+        if self.read_as is not None:
+            d["read_as"] = self.read_as.to_dict()
         return d
 
 
@@ -137,15 +142,16 @@ def ask(store: Store, question: str, principal: Principal, *,
         embedder: Embedder | None = None, reranker: Reranker | None = None,
         budgets: Budgets | Mapping[str, Any] | None = None,
         policy: RankingPolicy | None = None, generation: str | None = None,
-        min_confidence: float = 0.0) -> AskResult:
+        min_confidence: float = 0.0, kinds: KindModel | None | bool = True) -> AskResult:
     """Return the passages that answer `question` with verified citations, or not_found
     (from `generation`, else the published one). An answer whose confidence is under
     `min_confidence` (a user's operating point, `ask --min-confidence`) is given back as
-    related, not as an answer."""
+    related, not as an answer. `kinds`: the question-kind model (True: the shipped one;
+    False or None: the question is read in its own words)."""
     pol = policy or _policy_of(store, generation or store.pointer()[0])
     found = candidates(store, question, principal, as_of=as_of, filters=filters,
                        embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
-                       generation=generation)
+                       generation=generation, kinds=kinds)
     return at_confidence(answer_from(found, pol), min_confidence)
 
 
@@ -164,18 +170,19 @@ def at_confidence(res: AskResult, least: float) -> AskResult:
     if keep:
         return replace(res, items=keep, related=demoted + res.related, flags=flags)
     return AskResult(res.question, "not_found", (), flags, NOT_FOUND, res.generation,
-                     demoted + res.related)
+                     demoted + res.related, res.read_as)
 
 
 def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
     """The answer `ask` gives from the judged units `found` under policy `pol`: the passing
     units (`choose`), each cited and verified, or not_found."""
-    question = found.question.text
+    question = found.said or found.question.text  # the user's words, whatever was read
     if found.generation is None:
-        return AskResult(question, "not_found", (), found.flags, NOT_FOUND, None)
+        return AskResult(question, "not_found", (), found.flags, NOT_FOUND, None,
+                         read_as=found.read_as)
     flags = set(found.flags)
     out: list[EvidenceItem] = []
-    pq = read_payment(question)
+    pq = read_payment(found.question.text)
     ranked = (choose(found.candidates, pol, found.space if found.dense else None) if pq is None
               else choose_payments(pq, found.candidates))
     cited: set[tuple[str, str, int, int]] = set()
@@ -209,9 +216,9 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
     related = _related(found, {i.evidence_id for i in out}, pol.ask_max_items, tau, flags)
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,
-                         found.generation, related)
+                         found.generation, related, found.read_as)
     return AskResult(question, "answered", tuple(out), tuple(sorted(flags)), None,
-                     found.generation, related)
+                     found.generation, related, found.read_as)
 
 
 def answer_kind(q: Question, yes_no: bool, judged: Judged) -> AnswerKind:
@@ -268,6 +275,8 @@ class Found:
     verifier: Verifier
     retrieved: tuple[EvidenceItem, ...] = ()  # the passages searched, rank order
     yes_no: bool = False                      # the question asks yes or no
+    read_as: KindGuess | None = None          # the kind it was read as (`kind_model`)
+    said: str = ""                            # the question in the asker's words
 
 
 def candidates(store: Store, question: str, principal: Principal, *,
@@ -275,21 +284,27 @@ def candidates(store: Store, question: str, principal: Principal, *,
                filters: Filters | Mapping[str, Any] | None = None,
                embedder: Embedder | None = None, reranker: Reranker | None = None,
                budgets: Budgets | Mapping[str, Any] | None = None,
-               policy: RankingPolicy | None = None, generation: str | None = None) -> Found:
+               policy: RankingPolicy | None = None, generation: str | None = None,
+               kinds: KindModel | None | bool = True) -> Found:
     """Search, read the retrieved passages into units, judge each against the question and
-    embed the best (`MAX_EMBEDDED`, by coverage); return them all (no threshold applied)."""
-    pol = policy or _policy_of(store, generation or store.pointer()[0])
-    bundle = search(store, question, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
+    embed the best (`MAX_EMBEDDED`, by coverage); return them all (no threshold applied).
+    A question the kind model (`kinds`, True: the shipped one) reads as a kind with a
+    canonical wording is searched and judged as that wording (`Found.read_as`)."""
+    gen_id = generation or store.pointer()[0]
+    pol = policy or _policy_of(store, gen_id)
+    read_as = _read_as(store, question, gen_id, embedder, kinds)
+    asked = read_as.canonical if read_as is not None else question
+    bundle = search(store, asked, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
                     embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
                     generation=generation)
     verifier = Verifier(store, principal)
     if BundleFlag.NO_GENERATION in bundle.flags:
-        return Found(read_question(question, principal.tenant, ()), (), [], False, None,
-                     bundle.flags, None, verifier)
+        return Found(read_question(asked, principal.tenant, ()), (), [], False, None,
+                     bundle.flags, None, verifier, read_as=read_as, said=question)
     flags = set(bundle.flags) - {BundleFlag.UNDERFILLED}
     g = store.generation(bundle.generation) if bundle.generation else None
     manifest = (g.manifest or {}) if g else {}
-    q = read_question(question, principal.tenant,
+    q = read_question(asked, principal.tenant,
                       manifest.get("analyzer", {}).get("languages", ()))
     lex = (bundle.channels or {}).get("bm25") or {}
     w = weights(q, lex.get("df"), int((bundle.channels or {}).get("authorized") or 0))
@@ -330,11 +345,25 @@ def candidates(store: Store, question: str, principal: Principal, *,
         todo = sorted((c for c in cands if c.judged.eligible()),
                       key=lambda c: (-c.judged.coverage, c.item.doc_id, c.judged.unit.start))
         texts = list(dict.fromkeys(c.judged.unit.embed_text() for c in todo[:MAX_EMBEDDED]))
-        cos = _cosines(question, emb, texts)
+        cos = _cosines(asked, emb, texts)
         cands = [Candidate(c.item, c.judged, cos.get(c.judged.unit.embed_text()))
                  for c in cands]
     return Found(q, w, cands, dense, bundle.embedding_space, tuple(sorted(flags)),
-                 bundle.generation, verifier, tuple(retrieved), pred.yes_no)
+                 bundle.generation, verifier, tuple(retrieved), pred.yes_no, read_as, question)
+
+
+def _read_as(store: Store, question: str, gen_id: str | None, embedder: Embedder | None,
+             kinds: KindModel | None | bool) -> KindGuess | None:
+    """The kind `question` is read as by the kind model (True: the shipped one) in the space
+    of generation `gen_id` (or of `embedder`), or None."""
+    model = shipped() if kinds is True else (kinds or None)
+    if model is None:
+        return None
+    g = store.generation(gen_id) if gen_id else None
+    emb = _embedder(embedder, (g.manifest or {}) if g else {})
+    if emb is None or emb.space.space_id != model.space_id:
+        return None
+    return model.guess(emb.embed_query(question), emb.space.space_id)
 
 
 def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:

@@ -105,6 +105,9 @@ def ask(
         if json_:
             emit(result.to_dict())
             return
+        if result.read_as is not None:  # the asker sees how the question was understood
+            r = result.read_as
+            typer.echo(f"read as: {r.canonical}  ({r.kind}, probability {r.probability:.2f})")
         if result.status != "answered":
             typer.echo(result.message)
         for n, item in enumerate(result.items, start=1):

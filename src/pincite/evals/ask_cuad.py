@@ -167,7 +167,9 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
                                        filters={"source_ids": [pair.file]}, policy=shipped)
                     answer = answer_from(found, shipped)
                     row = _row(pair, spans, answer, _cited(answer))
-                    rows.append({**row, "phrasing": ph.text, "kind": _kind(answer)})
+                    rows.append({**row, "phrasing": ph.text, "kind": _kind(answer),
+                                 "style": ph.style, "read_as": found.read_as.kind
+                                 if found.read_as is not None else None})
                     by_phrasing.append((ph, row["outcome"]))
                     for key, pol in policies.items():
                         cited = _cited(answer_from(found, pol))
@@ -192,9 +194,30 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     }
     if questions is not None:
         result.update(phrasing_tables(by_phrasing, asked))
+        result["read_as"] = read_as_table(rows, questions)
     if folds:
         result["folds"] = refit(per_doc, folds, shipped)
     return result
+
+
+def read_as_table(rows: list[dict[str, Any]], questions: Path) -> dict[str, Any]:
+    """Per style, how many questions the kind model read as their own category, as another
+    or as none, and whether the questions file is one the shipped model was fitted on."""
+    from ..ask.kind_model import shipped
+
+    model = shipped()
+    styles: dict[str, dict[str, int]] = {}
+    for r in rows:
+        if "style" not in r:
+            continue
+        c = styles.setdefault(r["style"], {"own": 0, "other": 0, "none": 0})
+        kind = r["read_as"]
+        c["none" if kind is None else "own" if kind.casefold() == r["category"].casefold()
+          else "other"] += 1
+    fitted = list((model.provenance if model else {}).get("fitted_on", []))
+    return {"by_style": styles, "model_fitted_on": fitted,
+            "threshold": model.threshold if model else None,
+            "in_sample": Path(questions).name in fitted}
 
 
 def _kind(answer: AskResult) -> str | None:

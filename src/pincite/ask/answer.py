@@ -83,6 +83,7 @@ from ..store import Store
 from ..store.lru import LRU
 from ..vocab import AnswerKind, BundleFlag, ItemFlag, ItemRole, RecordFlag
 from .confidence import answer_confidence
+from .judge import Judge, features, shipped_judge
 from .kind_model import KindGuess, KindModel, shipped
 from .passages import OPENING, PassageReader
 from .payments import choose_payments, read_payment
@@ -155,10 +156,10 @@ def ask(store: Store, question: str, principal: Principal, *,
     return at_confidence(answer_from(found, pol), min_confidence)
 
 
-def at_confidence(res: AskResult, least: float) -> AskResult:
+def at_confidence(res: AskResult, least: float, flag: str = "under_min_confidence") -> AskResult:
     """Return `res` with the answers under confidence `least` moved to the head of its
-    related passages (role related, kind and confidence dropped); not_found when none is
-    left. `least` 0 changes nothing."""
+    related passages (role related, kind and confidence dropped; `flag` added); not_found
+    when none is left. `least` 0 changes nothing."""
     check_number("min_confidence", least, 0.0, 1.0)
     low = [i for i in res.items if (i.confidence or 0.0) < least]
     if not low:
@@ -166,16 +167,30 @@ def at_confidence(res: AskResult, least: float) -> AskResult:
     keep = tuple(i for i in res.items if i not in low)
     demoted = tuple(i.model_copy(update={"role": ItemRole.RELATED, "answer_kind": None,
                                          "confidence": None}) for i in low)
-    flags = tuple(sorted({*res.flags, "under_min_confidence"}))
+    flags = tuple(sorted({*res.flags, flag}))
     if keep:
         return replace(res, items=keep, related=demoted + res.related, flags=flags)
     return AskResult(res.question, "not_found", (), flags, NOT_FOUND, res.generation,
                      demoted + res.related, res.read_as)
 
 
-def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
+def judged(res: AskResult, judge: Judge | None) -> AskResult:
+    """Return `res` with each answer's confidence the judge's calibrated probability, and
+    the answers under the judge's bar given back as related (flag `judged_not_an_answer`);
+    `res` itself without a judge."""
+    if judge is None or not res.items:
+        return res
+    items = tuple(i.model_copy(update={"confidence": round(judge.confidence(
+        features(i, res.read_as)), 4)}) for i in res.items)
+    return at_confidence(replace(res, items=items), min(1.0, judge.threshold),
+                         "judged_not_an_answer")
+
+
+def answer_from(found: Found, pol: RankingPolicy, judge: Judge | bool | None = True) -> AskResult:
     """The answer `ask` gives from the judged units `found` under policy `pol`: the passing
-    units (`choose`), each cited and verified, or not_found."""
+    units (`choose`), each cited and verified and weighed by `judge` (True: the shipped one;
+    False or None: the readers' answers as they are, each with its kind's confidence), or
+    not_found."""
     question = found.said or found.question.text  # the user's words, whatever was read
     if found.generation is None:
         return AskResult(question, "not_found", (), found.flags, NOT_FOUND, None,
@@ -217,8 +232,9 @@ def answer_from(found: Found, pol: RankingPolicy) -> AskResult:
     if not out:
         return AskResult(question, "not_found", (), tuple(sorted(flags)), NOT_FOUND,
                          found.generation, related, found.read_as)
-    return AskResult(question, "answered", tuple(out), tuple(sorted(flags)), None,
-                     found.generation, related, found.read_as)
+    res = AskResult(question, "answered", tuple(out), tuple(sorted(flags)), None,
+                    found.generation, related, found.read_as)
+    return judged(res, shipped_judge() if judge is True else judge or None)
 
 
 def answer_kind(q: Question, yes_no: bool, judged: Judged) -> AnswerKind:

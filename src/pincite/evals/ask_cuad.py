@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import QuoteNotFound, UsageError
 from ..vocab import IngestStatus
 from .ask_scoring import Outcome, by_category, check_folds, count, grid_policies, rates, refit
+from .judge_fit import judge_row
 from .phrasings import Phrasing, load_phrasings, phrasing_tables
 
 if TYPE_CHECKING:
@@ -109,7 +110,8 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     With `questions` (a phrasings file, `evals.phrasings`), every phrasing of a category is
     asked in place of `QUESTIONS` (categories the file does not name are not asked), the
     totals count every (pair, phrasing), and `by_phrasing` / `by_style` are added."""
-    from ..ask.answer import answer_from, candidates
+    from ..ask.answer import answer_from, candidates, judged
+    from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
     from ..index.generations import build_and_publish, needs_build
@@ -139,6 +141,7 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     seconds: dict[str, float] = {}
     rows: list[dict[str, Any]] = []
     by_phrasing: list[tuple[Phrasing, Outcome]] = []
+    judge_rows: list[dict[str, Any]] = []
     per_doc: dict[str, dict[tuple[float, float], list[Outcome]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store")
@@ -165,7 +168,12 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
                 for ph in asked[pair.category]:
                     found = candidates(store, ph.text, principal,
                                        filters={"source_ids": [pair.file]}, policy=shipped)
-                    answer = answer_from(found, shipped)
+                    raw = answer_from(found, shipped, judge=False)
+                    answer = judged(raw, shipped_judge())
+                    raw_cited = _cited(raw)
+                    judge_rows.append(judge_row(pair.file, pair.category, ph.style, (
+                        pair.has_clause, raw_cited is not None,
+                        raw_cited is not None and right(raw_cited, spans)), raw))
                     row = _row(pair, spans, answer, _cited(answer))
                     rows.append({**row, "phrasing": ph.text, "kind": _kind(answer),
                                  "style": ph.style, "read_as": found.read_as.kind
@@ -191,6 +199,8 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
             {k: r[k] for k in ("file", "category", "phrasing", "quote", "answerable")}
             for r in rows if r["outcome"][1] and not r["outcome"][2]][:40],
         "seconds": seconds,
+        # every asked question with the readers' answer before the judge (`evals.judge_fit`)
+        "judge_rows": judge_rows,
     }
     if questions is not None:
         result.update(phrasing_tables(by_phrasing, asked))

@@ -37,6 +37,7 @@ from typing import Any
 from ..errors import UsageError
 from ..vocab import IngestStatus
 from .ask_scoring import Outcome, by_category, check_folds, count, grid_policies, rates, refit
+from .judge_fit import judge_row
 from .phrasings import Phrasing, load_phrasings, phrasing_tables
 
 _STRIP = re.compile(r"[\s$,%()]")
@@ -133,7 +134,8 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
     `folds`, the fit and held-out figures per fold of tables). With `questions_file` (a
     phrasings file of question kinds, `evals.phrasings`), the templates are asked in place
     of the dataset's wordings (`cell_questions`) and `by_phrasing` / `by_style` are added."""
-    from ..ask.answer import answer_from, candidates
+    from ..ask.answer import answer_from, candidates, judged
+    from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
     from ..index.generations import build_and_publish, needs_build
@@ -158,6 +160,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
     rows: list[tuple[str, Outcome]] = []
     by_phrasing: list[tuple[Phrasing, Outcome]] = []
     kinds: list[tuple[str, Outcome]] = []  # (answer kind, outcome) of each answered question
+    judge_rows: list[dict[str, Any]] = []
     wrong: list[dict[str, Any]] = []
     per_doc: dict[str, dict[tuple[float, float], list[Outcome]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
@@ -186,7 +189,12 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
                                  q.get("scale") or "")
                 found = candidates(store, q["question"], principal,
                                    filters={"source_ids": [f"{uid}.html"]}, policy=shipped)
-                answer = answer_from(found, shipped)
+                raw = answer_from(found, shipped, judge=False)
+                answer = judged(raw, shipped_judge())
+                judge_rows.append(judge_row(uid, str(ph.category) if ph is not None else "",
+                                            ph.style if ph is not None else "", (
+                    answerable, raw.status == "answered",
+                    _right(raw, cells.get(uid, []), gold)), raw))
                 ok = _right(answer, cells.get(uid, []), gold)
                 outcome = (answerable, answer.status == "answered", ok)
                 rows.append(("table" if answerable else "text", outcome))
@@ -210,7 +218,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
         "dataset": "ask-tatqa", "embedder": emb.space.space_id, "tables": len(uids),
         "policy": shipped.name, **rates(count(o for _, o in rows)),
         "by_answer_from": by_category(rows), "by_answer_kind": by_category(kinds),
-        "wrong_examples": wrong, "seconds": seconds}
+        "wrong_examples": wrong, "seconds": seconds, "judge_rows": judge_rows}
     if asked is not None:
         result.update(phrasing_tables(by_phrasing, asked))
     if folds:

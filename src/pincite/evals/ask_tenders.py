@@ -36,6 +36,7 @@ from ..vocab import IngestStatus
 from .ask_cuad import OVERLAP, Span, right
 from .ask_scoring import Outcome, by_category, check_folds, count, rates
 from .folds import fold_of
+from .judge_fit import judge_row
 
 if TYPE_CHECKING:
     from ..ask.answer import AskResult
@@ -163,7 +164,8 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
                     embedder: str | None = None, folds: int | None = None) -> dict[str, Any]:
     """Ingest the cases' files, ask every question of its case's files; return the counts and
     rates (totals, `by_case`, `by_question`, `unlocated_gold`; with `folds`, per fold)."""
-    from ..ask.answer import answer_from, candidates
+    from ..ask.answer import answer_from, candidates, judged
+    from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
     from ..index.generations import build_and_publish, needs_build
@@ -184,6 +186,7 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
     principal = Principal.parse("eval:evaluator")
     seconds: dict[str, float] = {}
     rows: list[dict[str, Any]] = []
+    judge_rows: list[dict[str, Any]] = []
     unlocated: list[dict[str, str]] = []
     quarantined: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="pincite-eval-") as tmp:
@@ -216,7 +219,10 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
                     if sids:
                         found = candidates(store, q.text, principal,
                                            filters={"source_ids": sids}, policy=shipped)
-                        answer = answer_from(found, shipped)
+                        raw = answer_from(found, shipped, judge=False)
+                        answer = judged(raw, shipped_judge())
+                        r = _row(c, q, spans, raw)
+                        judge_rows.append(judge_row(c.case_id, c.case_id, "", r["outcome"], raw))
                     rows.append(_row(c, q, spans, answer))
             seconds["ask"] = round(time.perf_counter() - t0, 2)
         finally:
@@ -231,6 +237,7 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
         "unlocated_gold": unlocated,
         "quarantined": quarantined,
         "seconds": seconds,
+        "judge_rows": judge_rows,
     }
     if folds:
         result["folds"] = fold_figures(_by_case(rows), folds)

@@ -73,6 +73,11 @@ UPPER_SHARE = 0.8
 # ("AGREEMENT DATED MARCH 1, 2010 BETWEEN …")
 _DATING_WORDS = frozenset("dated made entered executed signed fechado otorgado suscrito celebrado".split())
 SENTENCE_CASE_TITLE_WORDS = 3  # "Solvencia económica", "Limitation of liability"
+WINDOW = 3       # sentences one statement may span (`statement_spans`)
+# the number that opens a label ("7.1", "(b)", "IV."): short parts, so an amount ("450.000
+# euros") is never taken for one
+_LABEL_NUMBER = re.compile(r"^\s*(?:\(?[a-zA-Z]\)|\d{1,2}(?:\.\d{1,2})*\.?|[ivxlcdmIVXLCDM]{1,6}[.)])?\s*")
+LABEL_WORDS = 6  # words of a label that leads on to the sentence after it
 _WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 _STATEMENT_VERBS = frozenset(
     # English auxiliaries and verbs of statement
@@ -128,6 +133,41 @@ def _ends_here(text: str, start: int, at: int, end: int, clauses: bool) -> bool:
         return False
     head = text[start:end].strip()
     return not _ENUMERATOR.match(head)
+
+
+def statement_spans(text: str) -> list[tuple[int, int]]:
+    """The `[start, end)` statements of `text`: its sentences, except that a sentence that
+    leads on (`leads_on`: it ends with a colon, or it is a bare label such as "7.1
+    Solvencia económica y financiera.") is one statement with the sentences after it, up
+    to `WINDOW` sentences — so a label is never cut from its value, nor an introduction
+    from what it introduces."""
+    spans = sentence_spans(text)
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        s, e = spans[i]
+        n = 1
+        while n < WINDOW and i + n < len(spans) and leads_on(text[spans[i + n - 1][0]:
+                                                                  spans[i + n - 1][1]]):
+            e = spans[i + n][1]
+            n += 1
+        out.append((s, e))
+        i += n
+    return out
+
+
+def leads_on(sentence: str) -> bool:
+    """True when a sentence hands what it says to the next one: it ends with a colon
+    ("… de la siguiente manera:", "Presupuesto:"), or it is a label — at most
+    `LABEL_WORDS` words once its enumerator is dropped, no verb of statement, no digit,
+    and not a title (which is read as context)."""
+    t = sentence.strip()
+    if t.endswith(":"):
+        return True
+    body = _LABEL_NUMBER.sub("", t)
+    words = _WORD.findall(body)
+    return (0 < len(words) <= LABEL_WORDS and not any(c.isdigit() for c in body)
+            and not any(w.lower() in _STATEMENT_VERBS for w in words) and not is_title(t))
 
 
 def is_title(sentence: str) -> bool:

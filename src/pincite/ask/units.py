@@ -50,7 +50,7 @@ from ..vocab import ElementKind
 from .asking import is_question, question_spans
 from .instructions import instruction_spans, neighbour_spans
 from .question import Question, root, roots_of
-from .sentences import is_title, sentence_spans
+from .sentences import is_title, sentence_spans, statement_spans
 from .statement_kinds import is_definition, named_heads, negated, organisations, values_in
 
 MAX_TITLE_WORDS = 12  # a document's title is short ("LICENSING AND WEB SITE HOSTING AGREEMENT")
@@ -333,7 +333,7 @@ def read_block(body: str, base: int, context: str, lang: str | None,
     clean = " ".join(parts)
     units: list[Unit] = []
     titles: list[str] = []
-    for s, e in sentence_spans(clean):
+    for s, e in statement_spans(clean):
         pieces = []
         for c0, b0, n in runs:
             a, b = max(s, c0), min(e, c0 + n)

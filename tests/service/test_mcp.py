@@ -87,6 +87,14 @@ def test_search_and_ask_give_verified_citations_and_nothing_to_another_tenant(st
     assert ask["status"] == "answered" and ask["items"]
     cits = [i["citation"] for i in ask["items"]]
     assert all(c["quote_verified"] is True and c["verify_reason"] for c in cits)
+    # answers carry their kind and confidence; what retrieval found besides is related,
+    # never an answer (issue 26)
+    assert all(i["role"] == "answer" and i["answer_kind"] and 0 < i["confidence"] <= 1
+               for i in ask["items"])
+    spans = {(i["doc_id"], i["char_start"], i["char_end"]) for i in ask["items"]}
+    assert all(i["role"] == "related" and "confidence" not in i and
+               (i["doc_id"], i["char_start"], i["char_end"]) not in spans
+               for i in ask.get("related", []))
     assert not demo["show_error"]
     assert not demo["cite_error"]
     assert [v["quote_verified"] for v in demo["verify"]["result"]] == [True]

@@ -66,8 +66,12 @@ run: venv-run
 pg: venv-pg
 	$(PY) scripts/pg_local.py --dir .pg
 
+# The suite runs in parallel worker processes (pytest-xdist): many tests wait on PostgreSQL,
+# subprocesses and kill -9, so 4 workers keep 2 cores busy; worksteal rebalances the long
+# tests. TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 4
 test: venv
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist worksteal
 
 # Each benchmark prints a table beside the strongest installed peer, in the same run.
 bench: venv

@@ -29,6 +29,9 @@ CHROMIUM_ENV = "PINCITE_CHROMIUM"
 INSTALL_CHROMIUM = "apt-get install chromium"
 INSTALL_TESSERACT = "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa"
 
+# What a loud skip leaves on its setup report (`user_properties`), so the summary counts it
+# in the process that prints it: the same one, or the controller of a `pytest -n` run.
+SKIP_PROPERTY = "pincite_loud_skip"
 _missing_data: pytest.StashKey[dict[str, tuple[str, ...]]] = pytest.StashKey()
 _missing_browser: pytest.StashKey[list[str]] = pytest.StashKey()
 _missing_ocr: pytest.StashKey[list[str]] = pytest.StashKey()
@@ -88,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_missing_data] = {}
     config.stash[_missing_browser] = []
     config.stash[_missing_ocr] = []
+    config.pluginmanager.register(_SkipCounter(config), "pincite-loud-skip-counter")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -96,14 +100,35 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     root = shared_root()
     missing = tuple(f for f in folders if not (root / f).is_dir())
     if missing:
-        item.config.stash[_missing_data][item.nodeid] = missing
+        item.user_properties.append((SKIP_PROPERTY, ["data", *missing]))
         pytest.skip(f"../shared/data not present: {', '.join(str(root / f) for f in missing)}")
     if item.get_closest_marker("chromium") and chromium_path() is None:
-        item.config.stash[_missing_browser].append(item.nodeid)
+        item.user_properties.append((SKIP_PROPERTY, ["chromium"]))
         pytest.skip(f"Chromium is not installed ({INSTALL_CHROMIUM}, or set {CHROMIUM_ENV})")
     if item.get_closest_marker("tesseract") and (why := tesseract_problem()) is not None:
-        item.config.stash[_missing_ocr].append(item.nodeid)
+        item.user_properties.append((SKIP_PROPERTY, ["tesseract"]))
         pytest.skip(f"OCR cannot run: {why} ({INSTALL_TESSERACT})")
+
+
+class _SkipCounter:
+    """Counts the loud skips from the setup reports this process receives."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "setup" or not report.skipped:
+            return
+        for name, value in report.user_properties:
+            if name != SKIP_PROPERTY:
+                continue
+            kind, *folders = value  # type: ignore[misc]
+            if kind == "data":
+                self.config.stash[_missing_data][report.nodeid] = tuple(folders)
+            elif kind == "chromium":
+                self.config.stash[_missing_browser].append(report.nodeid)
+            else:
+                self.config.stash[_missing_ocr].append(report.nodeid)
 
 
 def _count(n: int, noun: str) -> str:

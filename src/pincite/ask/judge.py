@@ -12,8 +12,11 @@ isotonic regression fitted on *cross-fitted* scores (each document's answers sco
 regression fitted without that document's fold), so the probability is a measured right
 rate, not a score. The shipped judge (`ask/judge.json`) says what it was fitted on; its
 `threshold` is the least probability whose answers, cross-fitted, keep wrong answers at
-most `MAX_WRONG` of those given. Without a shipped judge every answer keeps the confidence
-of its kind (`confidence.answer_confidence`) and nothing is held back.
+most `MAX_WRONG` of those given; only a judge shipped with `gate` on holds answers under it
+back (the shipped one does not: held out, its bar kept almost no right answer — see
+docs/evaluation.md), otherwise it gives each answer its calibrated confidence, and a user's
+bar is `ask --min-confidence`. Without a shipped judge every answer keeps the confidence of
+its kind (`confidence.answer_confidence`).
 """
 
 from __future__ import annotations
@@ -78,6 +81,9 @@ class Judge:
     iso_y: np.ndarray      # … and the right rate measured at each
     threshold: float
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    # whether answers under `threshold` are given back as related; off, the judge only
+    # gives each answer its calibrated confidence (a user's bar is `ask --min-confidence`)
+    gate: bool = False
 
     def score(self, x: np.ndarray) -> float:
         """Return the regression's (uncalibrated) probability of a feature vector."""
@@ -92,7 +98,7 @@ class Judge:
         return {"names": list(NAMES), "weights": np.round(self.weights, 6).tolist(),
                 "bias": round(self.bias, 6), "iso_x": np.round(self.iso_x, 6).tolist(),
                 "iso_y": np.round(self.iso_y, 6).tolist(), "threshold": round(self.threshold, 6),
-                "provenance": dict(self.provenance)}
+                "gate": self.gate, "provenance": dict(self.provenance)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Judge:
@@ -103,7 +109,7 @@ class Judge:
         return cls(np.asarray(d["weights"], dtype=np.float64), float(d["bias"]),
                    np.asarray(d["iso_x"], dtype=np.float64),
                    np.asarray(d["iso_y"], dtype=np.float64), float(d["threshold"]),
-                   dict(d.get("provenance") or {}))
+                   dict(d.get("provenance") or {}), bool(d.get("gate", False)))
 
 
 @lru_cache(maxsize=1)

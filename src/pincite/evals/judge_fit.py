@@ -64,13 +64,17 @@ def fit_judge(rows: Sequence[Mapping[str, Any]], provenance: Mapping[str, Any] |
     return Judge(w, b, iso_x, iso_y, threshold, prov)
 
 
-def apply(judge: Judge | None, row: Mapping[str, Any]) -> Outcome:
-    """Return a row's outcome once the judge weighs its answer (an answer under the bar is
-    no answer)."""
+def apply(judge: Judge | None, row: Mapping[str, Any], least: float | None = None) -> Outcome:
+    """Return a row's outcome once the judge weighs its answer: an answer under `least`
+    (default: the judge's bar) is no answer."""
     answered = bool(row["answered"])
     if answered and judge is not None:
-        answered = judge.confidence(row.get("features") or {}) >= judge.threshold
+        bar_ = judge.threshold if least is None else least
+        answered = judge.confidence(row.get("features") or {}) >= bar_
     return (bool(row["answerable"]), answered, answered and bool(row["right"]))
+
+
+OPERATING_POINTS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def held_out(rows: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
@@ -79,6 +83,7 @@ def held_out(rows: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
     docs = sorted({str(r["doc"]) for r in rows})
     out_rows, fit_all, held_all, raw_all = [], Counter[str](), Counter[str](), Counter[str]()
     labelled: list[tuple[Mapping[str, Any], Outcome]] = []
+    points: dict[float, Counter[str]] = {t: Counter() for t in OPERATING_POINTS}
     for i in range(k):
         held_docs = {d for d in docs if fold_of(d, k) == i}
         fit_rows = [r for r in rows if str(r["doc"]) not in held_docs]
@@ -86,6 +91,8 @@ def held_out(rows: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
         judge = fit_judge(fit_rows)
         fit_c = count(apply(judge, r) for r in fit_rows)
         held = [(r, apply(judge, r)) for r in held_rows]
+        for t in OPERATING_POINTS:  # a user's --min-confidence over the held-out confidences
+            points[t].update(count(apply(judge, r, t) for r in held_rows))
         held_c = count(o for _, o in held)
         raw_c = count((bool(r["answerable"]), bool(r["answered"]), bool(r["right"]))
                       for r in held_rows)
@@ -100,5 +107,6 @@ def held_out(rows: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
     return {"k": k, "folds": out_rows,
             "pooled": {"fit": rates(fit_all), "held_out": rates(held_all),
                        "held_out_readers": rates(raw_all)},
+            "operating_points": [{"min_confidence": t, **rates(c)} for t, c in points.items()],
             "by_style": by_category((str(r.get("style") or ""), o) for r, o in labelled),
             "by_group": by_category((str(r.get("group") or ""), o) for r, o in labelled)}

@@ -89,7 +89,7 @@ def test_the_shipped_model_never_reads_a_canonical_wording_as_another_kind():
         g = m.guess(emb.embed_query(wording), emb.space.space_id)
         assert g is None or g.kind == kind, (wording, g)
         own += g is not None
-    assert own >= 0.6 * len(m.canonical)  # 41 of 63 at the shipped threshold
+    assert own >= 0.6 * len(m.canonical)
 
 
 CONTRACT = """# SUPPLY AGREEMENT

@@ -56,7 +56,10 @@ def main() -> int:
     from pincite.library import upgrade_store
 
     args.dir.mkdir(parents=True, exist_ok=True)
+    # Ctrl-C and SIGTERM stop the server; SIGINT's handler is set here too, since a process
+    # started in the background by a shell without job control inherits SIGINT ignored
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     server, url = start(args.dir.resolve() / "data", args.database)
     res = upgrade_store(url)
     print(f"PostgreSQL {args.dir}: schema version {res['before']} -> {res['after']}", flush=True)

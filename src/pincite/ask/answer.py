@@ -149,7 +149,8 @@ def ask(store: Store, question: str, principal: Principal, *,
     `min_confidence` (a user's operating point, `ask --min-confidence`) is given back as
     related, not as an answer. `kinds`: the question-kind model (True: the shipped one;
     False or None: the question is read in its own words)."""
-    pol = policy or _policy_of(store, generation or store.pointer()[0])
+    gen_id = generation or store.pointer()[0]
+    pol = policy or policy_of(store.generation(gen_id) if gen_id else None)
     found = candidates(store, question, principal, as_of=as_of, filters=filters,
                        embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
                        generation=generation, kinds=kinds)
@@ -308,8 +309,9 @@ def candidates(store: Store, question: str, principal: Principal, *,
     A question the kind model (`kinds`, True: the shipped one) reads as a kind with a
     canonical wording is searched and judged as that wording (`Found.read_as`)."""
     gen_id = generation or store.pointer()[0]
-    pol = policy or _policy_of(store, gen_id)
-    read_as = _read_as(store, question, gen_id, embedder, kinds)
+    g0 = store.generation(gen_id) if gen_id else None  # read once: its policy and its space
+    pol = policy or policy_of(g0)
+    read_as = _read_as(question, (g0.manifest or {}) if g0 else {}, embedder, kinds)
     asked = read_as.canonical if read_as is not None else question
     bundle = search(store, asked, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
                     embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
@@ -369,15 +371,14 @@ def candidates(store: Store, question: str, principal: Principal, *,
                  bundle.generation, verifier, tuple(retrieved), pred.yes_no, read_as, question)
 
 
-def _read_as(store: Store, question: str, gen_id: str | None, embedder: Embedder | None,
+def _read_as(question: str, manifest: dict[str, Any], embedder: Embedder | None,
              kinds: KindModel | None | bool) -> KindGuess | None:
     """The kind `question` is read as by the kind model (True: the shipped one) in the space
-    of generation `gen_id` (or of `embedder`), or None."""
+    of the generation whose manifest is `manifest` (or of `embedder`), or None."""
     model = shipped() if kinds is True else (kinds or None)
     if model is None:
         return None
-    g = store.generation(gen_id) if gen_id else None
-    emb = _embedder(embedder, (g.manifest or {}) if g else {})
+    emb = _embedder(embedder, manifest)
     if emb is None or emb.space.space_id != model.space_id:
         return None
     return model.guess(emb.embed_query(question), emb.space.space_id)
@@ -477,8 +478,8 @@ def _embedder(embedder: Embedder | None, manifest: dict[str, Any]) -> Embedder |
     return embedder_for_space(EmbeddingSpace.from_dict(manifest["embedding_space"]))
 
 
-def _policy_of(store: Store, gen_id: str | None) -> RankingPolicy:
-    g = store.generation(gen_id) if gen_id else None
+def policy_of(g: Any) -> RankingPolicy:
+    """Return the ranking policy generation `g` was built with (the default without one)."""
     if g is None or not g.manifest:
         return RankingPolicy()
     return RankingPolicy.from_dict(g.manifest["ranking_policy"])

@@ -110,12 +110,11 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
     With `questions` (a phrasings file, `evals.phrasings`), every phrasing of a category is
     asked in place of `QUESTIONS` (categories the file does not name are not asked), the
     totals count every (pair, phrasing), and `by_phrasing` / `by_style` are added."""
-    from ..ask.answer import answer_from, candidates, judged
+    from ..ask.answer import answer_from, candidates, judged, policy_of
     from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
     from ..index.generations import build_and_publish, needs_build
-    from ..index.policy import RankingPolicy
     from ..model import Principal
     from ..sources.ingest import Ingestor
     from ..store import open_store
@@ -154,8 +153,7 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
                 build_and_publish(store, emb)
             seconds["ingest_and_build"] = round(time.perf_counter() - t0, 2)
             g = store.generation(store.pointer()[0] or "")
-            shipped = RankingPolicy.from_dict(g.manifest["ranking_policy"]) if g and g.manifest \
-                else RankingPolicy()
+            shipped = policy_of(g)
             policies = grid_policies(shipped) if folds else {}
             verifier = Verifier(store, principal)
             t0 = time.perf_counter()

@@ -134,12 +134,11 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
     `folds`, the fit and held-out figures per fold of tables). With `questions_file` (a
     phrasings file of question kinds, `evals.phrasings`), the templates are asked in place
     of the dataset's wordings (`cell_questions`) and `by_phrasing` / `by_style` are added."""
-    from ..ask.answer import answer_from, candidates, judged
+    from ..ask.answer import answer_from, candidates, judged, policy_of
     from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
     from ..index.generations import build_and_publish, needs_build
-    from ..index.policy import RankingPolicy
     from ..model import Principal
     from ..sources.ingest import Ingestor
     from ..store import open_store
@@ -176,8 +175,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
                 build_and_publish(store, emb)
             seconds["ingest_and_build"] = round(time.perf_counter() - t0, 2)
             g = store.generation(store.pointer()[0] or "")
-            shipped = RankingPolicy.from_dict(g.manifest["ranking_policy"]) if g and g.manifest \
-                else RankingPolicy()
+            shipped = policy_of(g)
             policies = grid_policies(shipped) if folds else {}
             verifier = Verifier(store, principal)
             cells = {uid: _cells(verifier, f"{uid}.html") for uid in uids

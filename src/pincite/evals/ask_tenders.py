@@ -164,12 +164,11 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
                     embedder: str | None = None, folds: int | None = None) -> dict[str, Any]:
     """Ingest the cases' files, ask every question of its case's files; return the counts and
     rates (totals, `by_case`, `by_question`, `unlocated_gold`; with `folds`, per fold)."""
-    from ..ask.answer import answer_from, candidates, judged
+    from ..ask.answer import answer_from, candidates, judged, policy_of
     from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
     from ..embed.factory import open_embedder
     from ..index.generations import build_and_publish, needs_build
-    from ..index.policy import RankingPolicy
     from ..model import Principal
     from ..sources.ingest import Ingestor
     from ..store import open_store
@@ -207,8 +206,7 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
                 build_and_publish(store, emb)
             seconds["ingest_and_build"] = round(time.perf_counter() - t0, 2)
             g = store.generation(store.pointer()[0] or "")
-            shipped = RankingPolicy.from_dict(g.manifest["ranking_policy"]) if g and g.manifest \
-                else RankingPolicy()
+            shipped = policy_of(g)
             verifier = Verifier(store, principal)
             t0 = time.perf_counter()
             for c in cases:

@@ -171,7 +171,7 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
                     raw_cited = _cited(raw)
                     judge_rows.append(judge_row(pair.file, pair.category, ph.style, (
                         pair.has_clause, raw_cited is not None,
-                        raw_cited is not None and right(raw_cited, spans)), raw))
+                        raw_cited is not None and right(raw_cited, spans)), raw, ph.text))
                     row = _row(pair, spans, answer, _cited(answer))
                     rows.append({**row, "phrasing": ph.text, "kind": _kind(answer),
                                  "style": ph.style, "read_as": found.read_as.kind

@@ -192,7 +192,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
                 judge_rows.append(judge_row(uid, str(ph.category) if ph is not None else "",
                                             ph.style if ph is not None else "", (
                     answerable, raw.status == "answered",
-                    _right(raw, cells.get(uid, []), gold)), raw))
+                    _right(raw, cells.get(uid, []), gold)), raw, q["question"]))
                 ok = _right(answer, cells.get(uid, []), gold)
                 outcome = (answerable, answer.status == "answered", ok)
                 rows.append(("table" if answerable else "text", outcome))

@@ -220,7 +220,8 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
                         raw = answer_from(found, shipped, judge=False)
                         answer = judged(raw, shipped_judge())
                         r = _row(c, q, spans, raw)
-                        judge_rows.append(judge_row(c.case_id, c.case_id, "", r["outcome"], raw))
+                        judge_rows.append(judge_row(c.case_id, c.case_id, "", r["outcome"], raw,
+                                                    q.text))
                     rows.append(_row(c, q, spans, answer))
             seconds["ask"] = round(time.perf_counter() - t0, 2)
         finally:

@@ -27,11 +27,11 @@ from .folds import fold_of
 INNER = 5
 
 
-def judge_row(doc: str, group: str, style: str, outcome: Outcome, raw: AskResult | None
-              ) -> dict[str, Any]:
-    """Return the judge row of one asked question: `outcome` is (answerable, answered,
-    right) of the readers' answer `raw` (judge not applied)."""
-    row: dict[str, Any] = {"doc": doc, "group": group, "style": style,
+def judge_row(doc: str, group: str, style: str, outcome: Outcome, raw: AskResult | None,
+              phrasing: str = "") -> dict[str, Any]:
+    """Return the judge row of one asked question (in words `phrasing`): `outcome` is
+    (answerable, answered, right) of the readers' answer `raw` (judge not applied)."""
+    row: dict[str, Any] = {"doc": doc, "group": group, "style": style, "phrasing": phrasing,
                            "answerable": outcome[0], "answered": outcome[1], "right": outcome[2]}
     if outcome[1] and raw is not None and raw.items:
         row["features"] = {k: round(v, 5) for k, v in features(raw.items[0], raw.read_as).items()}

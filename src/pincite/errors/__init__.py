@@ -15,6 +15,7 @@ not exceptions. Only broken inputs and broken invariants raise.
     │   ├── InvalidContract (400)     a release contract that does not validate
     │   ├── DocumentNotInCase (400)   a correction citing a document outside the item's case
     │   ├── InvalidTarget (400)       a fill target that is not a readable .xlsx within the limits
+    │   ├── PrincipalRequired (400)   a retriever adapter built without a principal
     │   └── OcrLanguageMissing (400)  an OCR language whose pack is not installed
     ├── Forbidden (403)               visible to this principal, but not its to change
     ├── NotFound (404)                no such thing, or not visible to this principal
@@ -56,5 +57,6 @@ not exceptions. Only broken inputs and broken invariants raise.
 
 from __future__ import annotations
 
+from .adapter_refusals import *  # noqa: F403
 from .refusals import *  # noqa: F403
 from .tree import *  # noqa: F403

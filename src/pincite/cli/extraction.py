@@ -1,5 +1,5 @@
-"""`pincite extract`: fill a schema from a case of documents; write records.json and
-report.html (the dictamen)."""
+"""`pincite extract`: fill a schema from a case of documents; write records.json,
+report.html (the dictamen), records.xlsx and records.csv."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ def extract(
     docs: Annotated[list[str], typer.Argument(help="The case's documents: source ids (or SOURCE@rN).")],
     schema: Annotated[Path, typer.Option("--schema", help="Schema file (YAML or JSON).")],
     out: Annotated[Path | None, typer.Option(
-        "--out", help="Write records.json and report.html into this folder.")] = None,
+        "--out", help="Write records.json, report.html, records.xlsx and records.csv "
+        "into this folder.")] = None,
     case: Annotated[str | None, typer.Option(
         "--case", help="Case id (default: a digest of the source ids).")] = None,
     model_endpoint: Annotated[str | None, typer.Option(
@@ -75,7 +76,8 @@ def extract(
     typer.echo(f"run {result.run['run_id']}  case {result.run['case_id']}  "
                f"new review items {result.queued}")
     if out is not None:
-        typer.echo(f"wrote {out / 'records.json'} and {out / 'report.html'}")
+        typer.echo(f"wrote {out / 'records.json'}, {out / 'report.html'}, "
+                   f"{out / 'records.xlsx'} and {out / 'records.csv'}")
 
 
 def _print_table(records: list[Any]) -> None:

@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
 def fill(
     docs: Annotated[list[str], typer.Argument(help="Source documents (SOURCE_ID or SOURCE_ID@rN).")],
     target: Annotated[Path, typer.Option("--target", help="The target workbook (.xlsx); it is read, never written.")],
-    out: Annotated[Path, typer.Option("--out", help="Folder for the filled copy and the artifacts (audit.json, report.html, …); a re-run resumes from its checkpoints.")] = Path("fill-out"),
+    out: Annotated[Path, typer.Option("--out", help="Folder for the filled copy and the artifacts (audit.json, audit.xlsx, report.html, …); a re-run resumes from its checkpoints.")] = Path("fill-out"),
     marks: Annotated[Path | None, typer.Option("--marks", help="marks.csv: obligation_id,status,target_table,reason for source facts left out on purpose.")] = None,
     review: Annotated[bool, typer.Option("--review", help="Queue every unresolved cell for a reviewer.")] = False,
     trace: Annotated[Path | None, typer.Option("--trace", help="Write OpenTelemetry spans as JSON lines to FILE (default: OUT/trace.jsonl when the 'trace' extra is installed).")] = None,

@@ -1,12 +1,14 @@
-"""The outputs of an extraction: `records.json` and a self-contained `report.html`.
+"""The outputs of an extraction: `records.json`, a self-contained `report.html`, and the
+same records for spreadsheets, `records.xlsx` and `records.csv` (`spreadsheets`).
 
 `report.html` is the dictamen: one row per field with an outcome badge, the value (or
 "not stated in the document"; a REVIEW candidate is shown as a candidate, never as
 fact), the quote in its context with the value marked, the document, locator and page,
 and for PDFs a crop of the page image with the cited boxes highlighted. Page images are
 embedded once per page as CSS data URIs, so the file opens anywhere without a server.
-Both files are written to a temporary name and renamed, so a crash leaves the previous
-pair or the new one.
+Each file is written to a fresh temporary name (created, never followed if it is a link)
+and renamed over its name, so a crash leaves the previous file or the new one, and a link
+planted at a name is replaced, not written through.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,49 +26,30 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from ..errors import OutputUnwritable
 from ..vocab import Outcome, RecordFlag
 from .case import Case, CaseDoc
+from .readable import format_value
 from .schema import Schema
+from .spreadsheets import records_csv, records_workbook
 
 CONTEXT = 160
 PX_PER_PT = 0.9
 CROP_PT = 150.0
+OUTPUT_NAMES = ("records.json", "report.html", "records.xlsx", "records.csv")
 BADGES = {Outcome.SHOW: "show", Outcome.FLAG: "verify", Outcome.REVIEW: "review",
           Outcome.ABSTAIN: "not stated"}
 
 
-def format_value(value: Any) -> str:
-    """Return a typed value as a short human-readable string."""
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        if set(value) == {"required"} and value["required"] is False:
-            return "not required (stated)"
-        if "amount" in value:
-            amount = value["amount"]
-            s = f"{amount:,.2f}" if isinstance(amount, float) else f"{amount:,}"
-            out = f"{s} {value.get('currency', '')}".strip()
-            if value.get("vat"):
-                out += f" · VAT {value['vat']}"
-            if value.get("basis"):
-                out += f" · basis {value['basis']}"
-            return out
-        if "percent" in value:
-            return f"{value['percent']} %"
-        if "unit" in value and "value" in value:
-            return f"{value['value']} {value['unit']}"
-        if "date" in value:
-            return " ".join(str(value[k]) for k in ("date", "time", "tz") if value.get(k))
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class _Pages:
@@ -169,7 +153,7 @@ def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
         page_styles=pages.uris, lang=lang)
 
 
-def prepare_output_dir(out: Path, names: Sequence[str] = ("records.json", "report.html")) -> None:
+def prepare_output_dir(out: Path, names: Sequence[str] = OUTPUT_NAMES) -> None:
     """Create the folder `out` and check that `names` can be written in it; raise
     OutputUnwritable otherwise. Called before a run records anything."""
     if out.exists() and not out.is_dir():
@@ -186,11 +170,14 @@ def prepare_output_dir(out: Path, names: Sequence[str] = ("records.json", "repor
 
 
 def write_outputs(out: Path, doc: dict[str, Any], case: Case, schema: Schema,
-                  names: Sequence[str] = ("records.json", "report.html")) -> None:
-    """Write `records.json` and `report.html` into `out` (each atomically)."""
+                  names: Sequence[str] = OUTPUT_NAMES) -> None:
+    """Write `records.json`, `report.html`, `records.xlsx` and `records.csv` (the names in
+    that order) into `out`, each atomically."""
     prepare_output_dir(out, names)
     try:
         _write_atomic(out / names[0], json.dumps(doc, ensure_ascii=False, indent=2).encode("utf-8"))
         _write_atomic(out / names[1], render_report(doc, case, schema).encode("utf-8"))
+        _write_atomic(out / names[2], records_workbook(doc, names[1]))
+        _write_atomic(out / names[3], records_csv(doc, names[1]))
     except OSError as exc:
         raise OutputUnwritable(out, exc.strerror or type(exc).__name__) from None

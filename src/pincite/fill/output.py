@@ -1,4 +1,5 @@
-"""What a fill hands back: the filled copy of the workbook, `audit.json`, `report.html`.
+"""What a fill hands back: the filled copy of the workbook, `audit.json`, `audit.xlsx`,
+`report.html`.
 
 The filled workbook is a copy (the target's bytes are read, never written): every written
 cell holds the number and a comment with the value, source document, locator, page, quote
@@ -7,17 +8,27 @@ with a comment giving its reason and its best candidates. Formula cells are unto
 The copy is reproducible: the same target and program give the same bytes (every ZIP
 entry dated 1980-01-01, the properties' `modified` kept as the target states it), so a
 filled workbook can be compared and hashed like every other artifact.
+
+`audit.xlsx` is `audit.json` for a spreadsheet (`audit_workbook`): a sheet per part, a
+row per write, citation, unresolved or rejected cell and error, each cell linking to its
+row of the report. Every cell is data, never a formula (`extract.spreadsheets.put`).
 """
 
 from __future__ import annotations
 
 import html
 import io
-import re
-import zipfile
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
+
+from ..extract.spreadsheets import (
+    report_link,
+    reproducible_zip,
+    scalar,
+    table_sheet,
+    workbook_bytes,
+)
 
 UNRESOLVED_FILL = "FFFFE699"
 WRITTEN_FILL = "FFE2EFDA"
@@ -71,29 +82,7 @@ def filled_workbook(target_bytes: bytes, program: Mapping[str, Any],
     buf = io.BytesIO()
     wb.save(buf)
     stamp = modified.strftime("%Y-%m-%dT%H:%M:%SZ") if modified is not None else None
-    return _reproducible(buf.getvalue(), stamp)
-
-
-_MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
-_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-
-def _reproducible(data: bytes, modified: str | None) -> bytes:
-    """Return the workbook `data` with every entry dated `_EPOCH` and the core properties'
-    `modified` set to `modified` (dropped when None): the save time leaves no trace."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, \
-            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info)
-            if info.filename == "docProps/core.xml":
-                body = _MODIFIED.sub(
-                    (lambda m: m.group(1) + modified.encode() + m.group(2)) if modified
-                    else b"", body)
-            entry = zipfile.ZipInfo(info.filename, date_time=_EPOCH)
-            entry.compress_type, entry.external_attr = info.compress_type, info.external_attr
-            dst.writestr(entry, body)
-    return out.getvalue()
+    return reproducible_zip(buf.getvalue(), stamp)
 
 
 def audit(target: Mapping[str, Any], universe: Mapping[str, Any], program: Mapping[str, Any],
@@ -118,6 +107,56 @@ def audit(target: Mapping[str, Any], universe: Mapping[str, Any], program: Mappi
             "target_sha256": target["sha256"], "summary": summary, "writes": writes,
             "unresolved": program["unresolved"], "rejected": program["rejected"],
             "errors": errors, "artifacts": dict(artifacts)}
+
+
+AUDIT_SHEETS = ("writes", "citations", "unresolved", "rejected", "errors")
+
+
+# the columns an audit sheet leads with (when its rows have them); the rest follow sorted,
+# so the workbook is the same whether the audit was just made or read from audit.json
+LEADING = ("cell_id", "n", "code", "value", "reason", "fact_id", "doc_id", "locator", "page",
+           "quote", "quote_verified")
+
+
+def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Return the keys of `rows`: those of `LEADING` first, then the rest sorted."""
+    keys = {k for r in rows for k in r}
+    return [k for k in LEADING if k in keys] + sorted(keys - set(LEADING))
+
+
+def audit_workbook(a: Mapping[str, Any]) -> bytes:
+    """Return `audit.xlsx` of an audit: `summary` (key, value: the top level's scalars,
+    then `summary.*` and `artifacts.*`), then one sheet per part with a column per key.
+    A write's value is a number; a list or object is its JSON text; a null is an empty
+    cell. The `report` column of a row about a cell links to its row of the report."""
+    from openpyxl import Workbook
+
+    report = a.get("artifacts", {}).get("report", "report.html")
+    wb = Workbook()
+    wb.remove(wb.active)
+    top = [k for k in ("schema_name", "version") if k in a]
+    top += sorted(k for k, v in a.items() if k not in top and not isinstance(v, dict | list))
+    meta = [[k, scalar(a[k])] for k in top]
+    meta += [[f"{part}.{k}", scalar(v)] for part in sorted(a) if isinstance(a[part], dict)
+             for k, v in sorted(a[part].items())]
+    table_sheet(wb, "summary", ("key", "value"), meta)
+    cites = [{**c, "cell_id": w["cell_id"], "n": n} for w in a["writes"]
+             for n, c in enumerate(w.get("citations", ()), 1)]
+    parts = {"writes": [{k: v for k, v in w.items() if k != "citations"} for w in a["writes"]],
+             "citations": cites, "unresolved": a["unresolved"], "rejected": a["rejected"],
+             "errors": a["errors"]}
+    for name in AUDIT_SHEETS:
+        rows = parts[name]
+        cols = _columns(rows)
+        table, links = [], []
+        for r in rows:
+            cells = [_number(r[c]) if name == "writes" and c == "value" and r.get(c) is not None
+                     else scalar(r.get(c)) for c in cols]
+            link = report_link(report, _anchor(r["cell_id"])) if r.get("cell_id") else None
+            table.append([*cells, link])
+            links.append(link)
+        table_sheet(wb, name, [*cols, "report"], table, links)
+    return workbook_bytes(wb)
 
 
 def summary_line(a: Mapping[str, Any]) -> str:

@@ -11,7 +11,8 @@
 | `rank`     | candidates.json                                 |
 | `program`  | fill_program.json (after the fallback's writes) |
 | `coverage` | coverage.json, marks.csv                        |
-| `outputs`  | audit.json, report.html, <target>.filled.xlsx   |
+| `outputs`  | audit.json, audit.xlsx, report.html,            |
+|            | <target>.filled.xlsx                            |
 
 With an output folder, `checkpoints.json` records each finished stage with its
 artifacts' sha256 and the digest of the run's inputs (target bytes, the revisions read,
@@ -39,7 +40,7 @@ from ..model import Principal
 from .coverage import marks_template, obligations, read_marks, validate_coverage
 from .fact_universe import build_universe
 from .handoff import queue_unresolved, review_state, review_writes
-from .output import audit, filled_workbook, report_html, summary_line
+from .output import audit, audit_workbook, filled_workbook, report_html, summary_line
 from .program import fill_program
 from .rank import MARGIN, MIN_SCORE, rank_cells
 from .route import route_tables
@@ -310,7 +311,8 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
                      "table_retrieval": "table_retrieval.json",
                      "table_alignment": "table_alignment.json", "candidates": "candidates.json",
                      "fill_program": "fill_program.json", "coverage": "coverage.json",
-                     "marks": "marks.csv", "report": "report.html", "filled": filled_name}
+                     "marks": "marks.csv", "report": "report.html", "filled": filled_name,
+                     "audit_workbook": "audit.xlsx"}
 
             def _outputs() -> dict[str, Any]:
                 cites = _citations(store, principal, program, uni)
@@ -320,6 +322,7 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
                     pages, images = _page_images(store, principal, a)
                     arts["report.html"] = report_html(a, cov, pages, images)
                     arts[filled_name] = filled_workbook(data, program, cites)
+                    arts["audit.xlsx"] = audit_workbook(a)
                 return arts
 
             outs = steps.run("outputs", _outputs)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .index.deletion import DeleteResult
     from .index.generations import BuildResult
     from .index.policy import RankingPolicy
+    from .model.progress_report import Report
     from .retrieve.bundle import EvidenceBundle
     from .retrieve.rerank import Reranker
     from .review.calibration import ThresholdRow, format_table, seed_worked_example
@@ -139,7 +140,8 @@ class Library(ReviewDesk):
                publish: bool = True, embedder: Embedder | str | None = None,
                progress: bool = False, on_result: Callable[[IngestResult], None] | None = None,
                follow_links: bool = False, owner: str | None = None,
-               principal: Principal | None = None) -> list[IngestResult]:
+               principal: Principal | None = None, report: Report | None = None,
+               ) -> list[IngestResult]:
         """Ingest files and directories, then publish an index generation when something
         changed (unless `publish=False`); return one result per file.
 
@@ -152,7 +154,7 @@ class Library(ReviewDesk):
         `principal` (or `owner`: `tenant:owner`) writes under the one write rule
         (`sources.authority`), every id checked before anything is stored; with neither,
         the caller is the store's operator. The writer owns the sources it creates.
-        """
+        Files, and a PDF's pages, are reported to `report` as they are read."""
         from .sources.acquire import walk_inputs
         from .sources.ingest import Ingestor
 
@@ -168,17 +170,10 @@ class Library(ReviewDesk):
             except UsageError as exc:
                 raise UsageError(f"file {str(item.path)!r}: {exc.message} (rename the file, or "
                                  f"list it in .pinciteignore)") from None
-        results = []
         with Ingestor(self.store, tenant=tenant, acl=acl, new_acl=new_acl, limits=limits,
-                      sandbox=sandbox, owner=owner, writer=writer) as ing:
-            for item in inputs:  # the write rule too, before anything is stored
-                ing.authorize(source_id or item.source_id)
-            for item in inputs:
-                r = ing.ingest_file(item, source_id=source_id or item.source_id,
-                                    password=password)
-                results.append(r)
-                if on_result is not None:
-                    on_result(r)
+                      sandbox=sandbox, owner=owner, writer=writer, report=report) as ing:
+            results = ing.ingest_files(inputs, source_id=source_id, password=password,
+                                       on_result=on_result)  # the write rule for all first
         if publish:
             self.update_index(embedder, progress=progress)
         return results

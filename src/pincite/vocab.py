@@ -311,3 +311,14 @@ class RunStep(StrEnum):
 def sql_in(vocabulary: type[StrEnum]) -> str:
     """Return the members of `vocabulary` as the text of a SQL `IN` list: `'a', 'b'`."""
     return ", ".join("'" + m.value.replace("'", "''") + "'" for m in vocabulary)
+
+
+class ProgressUnit(StrEnum):
+    """What long work counts as it reports progress (`model.progress_report.Report`); the
+    sandbox worker sends the page units to its parent by these codes."""
+
+    DOCUMENT = "document"
+    PAGE = "page"                  # a PDF page read by the parser
+    OCR_PAGE = "page read by OCR"  # a PDF page read from its image
+    STEP = "step"
+    CASE = "case"

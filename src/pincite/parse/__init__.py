@@ -12,6 +12,7 @@ from types import ModuleType
 
 from ..limits import Limits
 from ..model import TextLayer
+from ..model.progress_report import Report
 
 # media kind → module name (under pincite.parse)
 _MODULES = {
@@ -38,9 +39,12 @@ def parser_id(kind: str) -> str:
 
 
 def parse(kind: str, data: bytes, *, password: str | None = None,
-          limits: Limits | None = None) -> TextLayer:
-    """Return the text layer of `data`, read as media kind `kind`."""
+          limits: Limits | None = None, report: Report | None = None) -> TextLayer:
+    """Return the text layer of `data`, read as media kind `kind`; a PDF's pages are
+    reported to `report` as they are read (`ProgressUnit.PAGE`, `OCR_PAGE`)."""
     mod = parser_module(kind)
+    if kind == "pdf":
+        return mod.parse(data, password=password, limits=limits or Limits(), report=report)
     if kind in ("markdown", "text"):
         return mod.parse(data, password=password, limits=limits or Limits(), markdown=kind == "markdown")
     return mod.parse(data, password=password, limits=limits or Limits())

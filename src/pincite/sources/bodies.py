@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..limits import Limits
 from ..model import TextLayer
+from ..model.progress_report import Report
 from ..parse.containers import ByteView
 from ..store.blobs import BlobStore
 from .acquire import SourceFile
@@ -96,13 +97,14 @@ def stored_body(blobs: BlobStore, tenant: str, sha256: str, size: int, *, name: 
 
 
 def parse_body(kind: str, body: Body, password: str | None, *, limits: Limits,
-               sandbox: ParserSandbox | None) -> TextLayer:
+               sandbox: ParserSandbox | None, report: Report | None = None) -> TextLayer:
     """Return the text layer of `body` read as `kind` (ParseFailure otherwise): in the
     sandbox worker, lent the file's descriptor when the body is on disk; without a
-    sandbox, in this process from the bytes (read whole)."""
+    sandbox, in this process from the bytes (read whole). Pages go to `report`."""
     if sandbox is None:
         return parse_untrusted(kind, body.bytes(), password=password, limits=limits,
-                               sandbox=False)
+                               sandbox=False, report=report)
     if isinstance(body, OnDisk):
-        return sandbox.parse_file(kind, body.file.fd, body.size, password=password)
-    return sandbox.parse(kind, body.bytes(), password)
+        return sandbox.parse_file(kind, body.file.fd, body.size, password=password,
+                                  report=report)
+    return sandbox.parse(kind, body.bytes(), password, report)

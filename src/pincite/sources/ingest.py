@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +19,11 @@ from ..errors import ParseFailure, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, Principal, Revision, TextLayer, check_name, timestamp
 from ..model.names import check_source_id
+from ..model.progress_report import Report, report_to
 from ..parse import parser_id
 from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store
-from ..vocab import ElementKind, IngestStatus, LayerFlag
+from ..vocab import ElementKind, IngestStatus, LayerFlag, ProgressUnit
 from .acquire import Input, open_bounded
 from .authority import authorize_write, canonical_acl
 from .bodies import Body, InMemory, parse_body, read_body, stored_body
@@ -63,13 +64,16 @@ class IngestResult:
 
 
 class Ingestor:
-    """Ingests byte strings into one store for one tenant, reusing one parser sandbox."""
+    """Ingests byte strings into one store for one tenant, reusing one parser sandbox.
+    Progress (files, and a PDF's pages) goes to `report` when one is given."""
 
     def __init__(self, store: Store, *, tenant: str, acl: Sequence[str] | None,
                  limits: Limits | None = None, sandbox: bool = True,
                  owner: str | None = None, stream_from: int = STREAM_FROM,
-                 writer: Principal | None = None, new_acl: Sequence[str] | None = None) -> None:
+                 writer: Principal | None = None, new_acl: Sequence[str] | None = None,
+                 report: Report | None = None) -> None:
         self.store = store
+        self.report = report
         self.tenant = check_name("tenant", tenant)
         # the ingesting user: recorded as the owner of the sources it creates and of the
         # files it refuses (None: nobody, only an acl:admin may change those ACLs)
@@ -105,7 +109,8 @@ class Ingestor:
     def parse(self, kind: str, body: Body, password: str | None = None) -> TextLayer:
         """Return the text layer of `body` read as `kind` (ParseFailure otherwise), in this
         ingestor's sandbox (`bodies.parse_body`)."""
-        return parse_body(kind, body, password, limits=self.limits, sandbox=self._sandbox)
+        return parse_body(kind, body, password, limits=self.limits, sandbox=self._sandbox,
+                          report=self.report)
 
     def ingest(self, data: bytes, *, source_id: str, path: str, name: str | None = None,
                password: str | None = None) -> IngestResult:
@@ -159,6 +164,26 @@ class Ingestor:
         faults.hit("ingest.after_commit")
         return IngestResult(path, source_id, status, rev.revision_id, sha, rev.media_type,
                             flags=rev.flags)
+
+    def ingest_files(self, inputs: Sequence[Input], *, source_id: str | None = None,
+                     password: str | None = None,
+                     on_result: Callable[[IngestResult], None] | None = None,
+                     ) -> list[IngestResult]:
+        """Ingest files found by `walk_inputs` (each under `source_id`, default its own)
+        once the writer may write every one; return one result per file, each also given
+        to `on_result`. Each file is reported as it starts (`ProgressUnit.DOCUMENT`)."""
+        for item in inputs:  # the write rule for all, before anything is stored
+            self.authorize(source_id or item.source_id)
+        results = []
+        for i, item in enumerate(inputs):
+            report_to(self.report, ProgressUnit.DOCUMENT, i, len(inputs),
+                      source_id or item.source_id)
+            results.append(self.ingest_file(item, source_id=source_id or item.source_id,
+                                            password=password))
+            if on_result is not None:
+                on_result(results[-1])
+        report_to(self.report, ProgressUnit.DOCUMENT, len(inputs), len(inputs))
+        return results
 
     def ingest_file(self, item: Input, *, source_id: str | None = None,
                     password: str | None = None) -> IngestResult:

@@ -13,12 +13,14 @@ pair, spoken as a `multiprocessing.connection.Connection`:
    the parent or the pipe; the worker answers one pickled reply tuple (see
    `parse_reply`), after sending `PAGE_READ` for each page the PDF parser read from its
    image (OCR): each renews the parse's CPU budget, and the parent's wall clock
-   (`ParserSandbox`);
+   (`ParserSandbox`); and, when the parent asked for progress, a `progress_message` per
+   page reported (`ProgressUnit.PAGE`, `OCR_PAGE`), which renews nothing;
 3. `None`, or the parent going away, ends the worker.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import pickle
@@ -29,25 +31,32 @@ from multiprocessing.reduction import recv_handle
 
 from ..errors import ParseFailure
 from ..limits import Limits
+from ..model.progress_report import Report
+from ..vocab import ProgressUnit
 
-__all__ = ["PAGE_READ", "READY", "TEST_ENV", "TEST_KINDS", "parse_reply", "serve"]
+__all__ = ["PAGE_READ", "PROGRESS", "READY", "TEST_ENV", "TEST_KINDS", "parse_reply",
+           "progress_message", "serve"]
 
 TEST_ENV = "PINCITE_SANDBOX_TEST"
-TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__", "__pages__")
+TEST_KINDS = ("__sleep__", "__alloc__", "__spin__", "__crash__", "__raise__", "__pages__",
+              "__chatter__", "__babble__")
 READY = b"ready"
 PAGE_READ = b"page-read"  # a heartbeat: one more page was read by OCR
+PROGRESS = b"progress|"   # then `unit|done|total` (`progress_message`)
+PAGE_UNITS = (ProgressUnit.PAGE, ProgressUnit.OCR_PAGE)  # what the worker may report
 _DETAIL_MAX = 300
 _FSIZE_BYTES = 1 << 20
 
 
-def parse_reply(kind: str, data: bytes, password: str | None, limits: Limits) -> tuple:
+def parse_reply(kind: str, data: bytes, password: str | None, limits: Limits,
+                report: Report | None = None) -> tuple:
     """Return ("ok", layer) | ("fail", reason, detail) | ("memory",) | ("error", detail)."""
     try:
         if kind in TEST_KINDS:
-            _test_hook(kind)
+            _test_hook(kind, report)
         from ..parse import parse
 
-        return ("ok", parse(kind, data, password=password, limits=limits))
+        return ("ok", parse(kind, data, password=password, limits=limits, report=report))
     except ParseFailure as f:
         return ("fail", f.reason, f.detail)
     except MemoryError:
@@ -59,7 +68,12 @@ def parse_reply(kind: str, data: bytes, password: str | None, limits: Limits) ->
         return ("error", f"the parser failed: {detail}")
 
 
-def _test_hook(kind: str) -> None:
+def progress_message(unit: ProgressUnit, done: int, total: int | None) -> bytes:
+    """Return the message that reports `done` of `total` pages (`PAGE_UNITS`) to the parent."""
+    return PROGRESS + f"{unit.value}|{done}|{'' if total is None else total}".encode()
+
+
+def _test_hook(kind: str, report: Report | None = None) -> None:
     """The test seam (see `pincite.sources.sandbox`); only the worker reaches it."""
     if kind == "__sleep__":
         import time
@@ -83,6 +97,17 @@ def _test_hook(kind: str) -> None:
             time.sleep(1.0)
             if scanned._page_hook is not None:
                 scanned._page_hook()
+    elif kind == "__chatter__" and report is not None:  # page reports, 20 a second, for ever
+        import time
+
+        for k in itertools.count(1):
+            report(ProgressUnit.PAGE, k, None)
+            time.sleep(0.05)
+    elif kind == "__babble__" and report is not None:  # a report no parser makes, then silence
+        import time
+
+        report(ProgressUnit.PAGE, -1, 3)
+        time.sleep(3600)
     raise ValueError("test hook asked to fail")
 
 
@@ -130,6 +155,10 @@ def serve(conn: Connection) -> None:
         _cpu_budget(limits.parse_cpu_seconds)
         conn.send_bytes(PAGE_READ)
 
+    def progress(unit: ProgressUnit, done: int, total: int | None, label: str = "") -> None:
+        if unit in PAGE_UNITS:
+            conn.send_bytes(progress_message(unit, done, total))
+
     set_page_hook(page_read)
     conn.send_bytes(READY)
     while True:
@@ -137,7 +166,7 @@ def serve(conn: Connection) -> None:
             request = conn.recv()
             if request is None:
                 return
-            kind, password, size = request
+            kind, password, size, reported = request
             data = conn.recv_bytes() if size is None else _read_lent(recv_handle(conn), size)
         except (EOFError, OSError):
             return
@@ -145,7 +174,7 @@ def serve(conn: Connection) -> None:
             _send(conn, ("memory",))
             continue
         _cpu_budget(limits.parse_cpu_seconds)
-        reply = parse_reply(kind, data, password, limits)
+        reply = parse_reply(kind, data, password, limits, progress if reported else None)
         del data
         if not _send(conn, reply):
             return

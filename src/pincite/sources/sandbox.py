@@ -24,7 +24,12 @@ The parent enforces the wall clock (`limits.parse_seconds`): past it the worker 
 and a new one starts lazily on the next parse. A PDF page read by OCR takes seconds: the
 worker says so after each (`PAGE_READ`), and the parent then waits `parse_seconds` plus
 `limits.ocr.page_seconds` again — at most one heartbeat per page the OCR settings allow,
-so a worker that keeps talking cannot keep the parent waiting for ever. Every outcome is a `TextLayer` or a
+so a worker that keeps talking cannot keep the parent waiting for ever. Given a `report`
+callback, the parent asks the worker for progress too: a PDF's pages read and pages read by
+OCR (`progress_message`), passed on to `report`. Those renew nothing (the clock runs on
+from the last heartbeat), each must be a page unit with counts within the limits, and no
+more than `limits.max_pages + limits.ocr.max_pages + 1` come per parse; a worker that breaks
+any of this is stopped and the parse fails as `malformed`. Every outcome is a `TextLayer` or a
 `ParseFailure(reason, detail)`:
 
 | what happened in the worker | reason |
@@ -42,7 +47,9 @@ Test seam: when the environment variable `PINCITE_SANDBOX_TEST` is set (in the p
 before the worker starts, which inherits it), the worker also accepts the kinds
 `__sleep__` (sleeps an hour), `__alloc__` (allocates until RLIMIT_AS stops it),
 `__spin__` (burns CPU), `__crash__` (`os._exit(3)`), `__raise__` (raises ValueError) and
-`__pages__` (says three times, a second apart, that it read a page by OCR, then raises).
+`__pages__` (says three times, a second apart, that it read a page by OCR, then raises),
+and, when progress is asked for, `__chatter__` (reports a page every 0.05 s, for ever)
+and `__babble__` (reports page -1 of 3, then sleeps an hour).
 Nothing else reads that variable.
 """
 
@@ -56,6 +63,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import send_handle
@@ -64,8 +72,17 @@ from typing import Any
 from ..errors import ParseFailure, PinciteError, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer
-from ..vocab import QuarantineReason
-from .parser_worker import PAGE_READ, READY, TEST_ENV, TEST_KINDS, parse_reply
+from ..model.progress_report import Report
+from ..vocab import ProgressUnit, QuarantineReason
+from .parser_worker import (
+    PAGE_READ,
+    PAGE_UNITS,
+    PROGRESS,
+    READY,
+    TEST_ENV,
+    TEST_KINDS,
+    parse_reply,
+)
 
 __all__ = ["TEST_ENV", "ParserSandbox", "parse_untrusted"]
 
@@ -103,29 +120,31 @@ class ParserSandbox:
         """The worker's process id, or None when no worker is running."""
         return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
-    def parse(self, kind: str, data: bytes, password: str | None = None) -> TextLayer:
-        """Return the text layer of `data` read as `kind`; raise ParseFailure otherwise."""
+    def parse(self, kind: str, data: bytes, password: str | None = None,
+              report: Report | None = None) -> TextLayer:
+        """Return the text layer of `data` read as `kind`; raise ParseFailure otherwise.
+        The pages the worker reads are reported to `report`."""
         if not isinstance(data, bytes | bytearray | memoryview):
             raise UsageError(f"parse needs bytes, not {type(data).__name__}")
-        return self._parse(kind, data, password)
+        return self._parse(kind, data, password, report)
 
-    def parse_file(self, kind: str, fd: int, size: int,
-                   password: str | None = None) -> TextLayer:
+    def parse_file(self, kind: str, fd: int, size: int, password: str | None = None,
+                   report: Report | None = None) -> TextLayer:
         """Return the text layer of the first `size` bytes of the open file `fd`, read as
         `kind`; raise ParseFailure otherwise. The worker is lent the descriptor and reads
         the file itself (under its own memory limit), so no copy of it passes through this
         process or the pipe."""
         if not 0 <= size <= self.limits.max_bytes:
             raise UsageError(f"parse_file needs a size within 0..{self.limits.max_bytes}")
-        return self._parse(kind, (fd, size), password)
+        return self._parse(kind, (fd, size), password, report)
 
     def _parse(self, kind: str, body: bytes | bytearray | memoryview | tuple[int, int],
-               password: str | None) -> TextLayer:
+               password: str | None, report: Report | None = None) -> TextLayer:
         check_kind(kind)
         with self._lock:
             conn = self._ensure_worker()
             try:
-                reply = self._exchange(conn, kind, body, password)
+                reply = self._exchange(conn, kind, body, password, report)
             except BaseException:
                 self._stop()  # never leave a worker whose reply nobody will read
                 raise
@@ -141,22 +160,23 @@ class ParserSandbox:
 
     def _exchange(self, conn: Connection, kind: str,
                   body: bytes | bytearray | memoryview | tuple[int, int],
-                  password: str | None) -> tuple:
+                  password: str | None, report: Report | None = None) -> tuple:
         """Send one request (the bytes, or an open file's descriptor and size) and return
         the worker's reply; raise ParseFailure when the worker timed out or died (it is
         stopped then)."""
         try:
             if isinstance(body, tuple):
-                conn.send((kind, password, body[1]))
+                conn.send((kind, password, body[1], report is not None))
                 send_handle(conn, body[0], 0)
             else:
-                conn.send((kind, password, None))
+                conn.send((kind, password, None, report is not None))
                 conn.send_bytes(body)
         except OSError:
             raise self._died() from None
-        wait, beats = self.limits.parse_seconds, 0
+        wait, beats, reports = self.limits.parse_seconds, 0, 0
+        deadline = time.monotonic() + wait
         while True:
-            if not conn.poll(wait):
+            if not conn.poll(max(0.0, deadline - time.monotonic())):
                 self._stop()
                 raise ParseFailure("timeout", f"parsing took longer than {wait:g} s "
                                    f"{'after the last page read by OCR ' if beats else ''}"
@@ -169,6 +189,10 @@ class ParserSandbox:
                 self._stop()
                 raise ParseFailure("over_limit", "the parsed text layer is larger than the "
                                    "memory limit allows") from None
+            if payload.startswith(PROGRESS):
+                reports += 1
+                self._pass_on(payload, reports, report)
+                continue
             if payload != PAGE_READ:
                 break
             beats += 1
@@ -177,11 +201,24 @@ class ParserSandbox:
                 raise ParseFailure("malformed", "the parser process reported more pages read "
                                    "by OCR than the settings allow; it was stopped")
             wait = self.limits.parse_seconds + self.limits.ocr.page_seconds
+            deadline = time.monotonic() + wait
         self._parses += 1
         reply = _loads(payload)
         if reply[0] == "memory" or self._parses >= self.recycle_after:
             self._stop()  # a worker that hit MemoryError starts afresh
         return reply
+
+    def _pass_on(self, payload: bytes, count: int, report: Report | None) -> None:
+        """Give a progress message of the worker to `report`; stop the worker and raise
+        ParseFailure when it is not one a parser sends, or one too many."""
+        progress = _read_progress(payload, self.limits) if report is not None else None
+        # a PDF sends one per page and one per page read by OCR, and one when OCR is done
+        if progress is None or count > self.limits.max_pages + self.limits.ocr.max_pages + 1:
+            self._stop()
+            raise ParseFailure("malformed", "the parser process sent a progress report no "
+                               "parser makes (or more than the page limits allow); it was "
+                               "stopped")
+        report(*progress)
 
     def close(self) -> None:
         """Stop the worker (a later parse starts a new one)."""
@@ -287,7 +324,7 @@ def check_kind(kind: str) -> None:
 
 
 def parse_untrusted(kind: str, data: bytes, *, password: str | None, limits: Limits,
-                    sandbox: bool = True) -> TextLayer:
+                    sandbox: bool = True, report: Report | None = None) -> TextLayer:
     """Return the text layer of `data`; raise ParseFailure with a quarantine reason.
 
     `sandbox=False` parses in this process (tests, benchmarks): no process limits, but an
@@ -295,11 +332,11 @@ def parse_untrusted(kind: str, data: bytes, *, password: str | None, limits: Lim
     """
     if sandbox:
         with ParserSandbox(limits) as sb:
-            return sb.parse(kind, data, password)
+            return sb.parse(kind, data, password, report)
     check_kind(kind)
     if kind in TEST_KINDS:
         raise UsageError(f"the test kind {kind!r} runs only in the sandbox worker")
-    reply = parse_reply(kind, data, password, limits)
+    reply = parse_reply(kind, data, password, limits, report)
     if reply[0] == "ok":
         layer: TextLayer = reply[1]
         return layer
@@ -308,6 +345,21 @@ def parse_untrusted(kind: str, data: bytes, *, password: str | None, limits: Lim
     if reply[0] == "fail":
         raise ParseFailure(reply[1], reply[2])
     raise ParseFailure("malformed", reply[1])
+
+
+def _read_progress(payload: bytes, limits: Limits
+                   ) -> tuple[ProgressUnit, int, int | None] | None:
+    """Return (unit, done, total) of a worker's progress message, or None when it is not a
+    page unit with counts within the limits (`parser_worker.progress_message`)."""
+    bound = max(limits.max_pages, limits.ocr.max_pages)
+    parts = payload[len(PROGRESS):].split(b"|") if len(payload) <= 64 else []
+    if len(parts) != 3 or not parts[1].isdigit() or not (parts[2].isdigit() or not parts[2]):
+        return None
+    unit = next((u for u in PAGE_UNITS if u.value.encode() == parts[0]), None)
+    done, total = int(parts[1]), int(parts[2]) if parts[2] else None
+    if unit is None or done > bound or (total is not None and not done <= total <= bound):
+        return None
+    return unit, done, total
 
 
 class _ReplyUnpickler(pickle.Unpickler):

@@ -46,6 +46,8 @@ from typing import Any
 from ...errors import ParseFailure
 from ...limits import Limits
 from ...model import TextLayer
+from ...model.progress_report import Report, report_to
+from ...vocab import ProgressUnit
 from ..layout import ClauseMark, clause_mark
 from .bidi import cjk_pair
 from .builder import Geo, GeometryBuilder
@@ -373,15 +375,16 @@ def _open(data: bytes, password: str | None) -> Any:
         raise ParseFailure("malformed", f"pdfium cannot open the file ({exc})") from None
 
 
-def parse(data: bytes, *, password: str | None, limits: Limits) -> TextLayer:
-    """Return the text layer of a PDF."""
+def parse(data: bytes, *, password: str | None, limits: Limits,
+          report: Report | None = None) -> TextLayer:
+    """Return the text layer of a PDF; each page read is reported to `report`."""
     with _PDFIUM_LOCK:  # pdfium is not thread-safe
-        pages, fields, refused, scan = _read(data, password, limits)
+        pages, fields, refused, scan = _read(data, password, limits, report)
     layer = _layer(pages, fields, refused)
     return layer if scan is None else mark_layer(layer, scan)
 
 
-def _read(data: bytes, password: str | None, limits: Limits
+def _read(data: bytes, password: str | None, limits: Limits, report: Report | None = None,
           ) -> tuple[list[Page], list[FormField], int, OcrPass | None]:
     fn = pdfium_fns()
     doc = _open(data, password)
@@ -407,9 +410,10 @@ def _read(data: bytes, password: str | None, limits: Limits
             if time.monotonic() > deadline:
                 raise ParseFailure("timeout", f"parsing took over {limits.parse_seconds:g} s")
             pages.append(page)
+            report_to(report, ProgressUnit.PAGE, i + 1, count)
         if form:
             fields, refused = read_fields(doc, limits)
-        scan = read_scans(doc, fn, handle, pages, limits)
+        scan = read_scans(doc, fn, handle, pages, limits, report)
     finally:
         doc.close()
     return pages, fields, refused, scan

@@ -44,7 +44,8 @@ import numpy as np
 
 from ...errors import ParseFailure, PinciteError
 from ...limits import Limits, OcrSettings
-from ...vocab import OcrReason, OcrStatus
+from ...model.progress_report import Report, report_to
+from ...vocab import OcrReason, OcrStatus, ProgressUnit
 from ..ocr import EngineInfo, OcrLine, Tesseract
 from .image_rules import image_rules, to_pdf_space
 from .lines import GAP_WIDE, ZERO_ROW, CharBoxes, Line, Page
@@ -190,9 +191,10 @@ def _engine(settings: OcrSettings) -> Tesseract:
 
 
 def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits,
-               ) -> OcrPass | None:
+               report: Report | None = None) -> OcrPass | None:
     """Read the pages that need it from their images, replacing their lines in `pages`;
-    return what was done (None when no page needed reading)."""
+    return what was done (None when no page needed reading). Each page tried is reported
+    to `report` (`ProgressUnit.OCR_PAGE`, out of the pages the settings let OCR read)."""
     settings = limits.ocr
     todo = [(p, r) for p in pages if (r := needs_reading(fn, handle, p)) is not None]
     if not todo:
@@ -209,6 +211,7 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
     else:
         why = "OCR is turned off"
     total = sum(p.chars for p in pages)
+    tried = min(len(todo), settings.max_pages) if engine is not None else 0
     for k, (page, reason) in enumerate(todo):
         entry = PageRead(page.number, reason, OcrStatus.UNAVAILABLE, detail=why)
         scan.pages.append(entry)
@@ -218,6 +221,7 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
             entry.status, entry.detail = OcrStatus.PAGE_LIMIT, (
                 f"only the first {settings.max_pages} pages that need OCR are read")
             continue
+        report_to(report, ProgressUnit.OCR_PAGE, k, tried, f"page {page.number}")
         scale = settings.dpi / 72.0
         pixels = math.ceil(page.width * scale) * math.ceil(page.height * scale)
         if pixels > settings.max_pixels:
@@ -241,6 +245,8 @@ def read_scans(doc: Any, fn: Any, handle: int, pages: list[Page], limits: Limits
             raise ParseFailure("over_limit", f"more than {limits.max_text_chars} characters of text")
         if _page_hook is not None:
             _page_hook()
+    if tried:
+        report_to(report, ProgressUnit.OCR_PAGE, tried, tried)
     return scan
 
 

@@ -10,11 +10,13 @@ from typing import Annotated, Any
 import typer
 
 from ..model.provenance import provenance_entries
-from ..vocab import CiteNote, ComparisonForm
+from ..vocab import CiteNote, ComparisonForm, VerifyReason
 from .context import emit, errors, library, principal, shown
 from .options import AsOpt, JsonOpt, StoreOpt
+from .whoami import note_if_blind, tell_if_blind
 
 MAX_OCCURRENCE = 10_000
+EXIT_SUPERSEDED = 3  # `verify`: every entry verifies, but some cite a revision that has a newer one
 
 
 def _quotes(quote: list[str] | None, quotes: Path | None) -> list[str]:
@@ -82,17 +84,21 @@ def cite(
 
     Example: pincite cite tender.pdf --quote "450.000 €" --locator "clause 7.1" --json
     """
-    from ..errors import QuoteNotFound
+    from ..errors import NotFound, QuoteNotFound
 
     with library(store) as lib:
         with errors():
             wanted = _quotes(quote, quotes)
-        ver = lib.verifier(principal(as_))
+        who = principal(as_)
+        ver = lib.verifier(who)
         missing = 0
         for q in wanted:
             with errors():  # an unknown document or locator stops the command
                 try:
                     c = ver.cite(doc, q, occurrence=occurrence, locator=locator)
+                except NotFound as exc:
+                    note_if_blind(exc, lib, who)
+                    raise
                 except QuoteNotFound as exc:
                     missing += 1
                     if json_:
@@ -117,10 +123,13 @@ def verify(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Re-check provenance entries against the stored bytes; exit 0 only if all verify.
+    """Re-check provenance entries against the stored bytes; exit 0 only if all verify `ok`.
 
     An entry is compared in the comparison form it records (`comparison`; none: cmp-1,
-    it was made before cmp-2). An empty or whitespace-only quote is refused (exit 2).
+    it was made before cmp-2). Exit codes: 0 every entry `ok`; 3 every entry verifies but
+    one or more is `superseded` (its source has a newer revision: cite that one); 1 an
+    entry does not verify; 2 an empty or whitespace-only quote, or input that is not
+    provenance.
 
     Example: pincite cite doc.pdf --quote "…" --json > c.json && pincite verify c.json
     """
@@ -145,7 +154,10 @@ def verify(
         entries = [Citation.from_dict(e) for e in provenance_entries(data)]
         if not entries:
             raise UsageError(f"{file} holds no provenance entries")
-        results = lib.verify(principal(as_), entries, form=form.value if form else None)
+        who = principal(as_)
+        results = lib.verify(who, entries, form=form.value if form else None)
+        if not all(c.quote_verified for c in results):
+            tell_if_blind(lib, who)
         for c in results:
             if json_:
                 emit({"doc_id": c.doc_id, "char_start": c.char_start, "char_end": c.char_end,
@@ -157,3 +169,5 @@ def verify(
                            + (f" ({c.comparison})" if c.comparison != ComparisonForm.CMP_2 else ""))
     if not all(c.quote_verified for c in results):
         raise typer.Exit(1)
+    if any(c.verify_reason == VerifyReason.SUPERSEDED for c in results):
+        raise typer.Exit(EXIT_SUPERSEDED)

@@ -22,11 +22,16 @@ if TYPE_CHECKING:
 DEFAULT_STORE = "./pincite-store"
 DEFAULT_PRINCIPAL = "default:local"
 _root: dict[str, str | None] = {"store": None}  # `pincite --store S COMMAND`
+# the principal the running command acts as (set by `principal`, cleared as each command
+# starts), for `whoami`'s hint on a NotFound that leaves `library`
+_acting: dict[str, Principal | None] = {"principal": None}
 
 
 def set_root_store(store: str | None) -> None:
-    """Remember the --store given before the command name."""
+    """Remember the --store given before the command name (and forget the principal of a
+    command run before this one in the same process)."""
     _root["store"] = store
+    _acting["principal"] = None
 
 
 def store_url(store: str | None) -> str:
@@ -38,7 +43,9 @@ def principal(as_: str | None) -> Principal:
     """Return the principal of --as, else $PINCITE_AS, else the local default."""
     from ..model import Principal
 
-    return Principal.parse(as_ or os.environ.get("PINCITE_AS") or DEFAULT_PRINCIPAL)
+    who = Principal.parse(as_ or os.environ.get("PINCITE_AS") or DEFAULT_PRINCIPAL)
+    _acting["principal"] = who
+    return who
 
 
 def emit(obj: Any) -> None:
@@ -56,30 +63,37 @@ def out(json_: bool, obj: Any, text: str) -> None:
 
 @contextmanager
 def errors() -> Iterator[None]:
-    """Turn pincite errors into one line on stderr and a non-zero exit (2 for usage)."""
+    """Turn pincite errors into one line on stderr (then the lines of its notes, such as
+    `whoami`'s hint) and a non-zero exit (2 for usage)."""
     from ..errors import PinciteError, UsageError
 
     try:
         yield
-    except UsageError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(2) from None
     except PinciteError as exc:
         typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        for note in getattr(exc, "__notes__", ()):
+            typer.echo(note, err=True)
+        raise typer.Exit(2 if isinstance(exc, UsageError) else 1) from None
 
 
 @contextmanager
 def library(store: str | None, *, create: bool = False) -> Iterator[Library]:
     """Yield the library at `store_url(store)`, closed afterwards, inside `errors()`. A
-    store that does not exist is an error naming the path unless `create` (only ingest)."""
+    store that does not exist is an error naming the path unless `create` (only ingest).
+    A `NotFound` that leaves the command carries `whoami`'s hint when the principal it
+    acted as can read no source at all."""
+    from ..errors import NotFound
     from ..library import open_library
+    from .whoami import note_if_blind
 
     with errors():
         lib = open_library(store_url(store), create=create)
         try:
             yield lib
         except Exception as exc:
+            who = _acting["principal"]
+            if isinstance(exc, NotFound) and who is not None:
+                note_if_blind(exc, lib, who)
             damaged = lib.damage(exc)
             if damaged is None:
                 raise

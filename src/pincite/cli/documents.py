@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +22,7 @@ from .options import (
     OcrSecondsOpt,
     StoreOpt,
 )
-from .progress_lines import bars_wanted, shown
+from .whoami import tell_if_blind
 
 
 def register(app: typer.Typer) -> None:
@@ -107,25 +108,28 @@ def ingest(
             typer.echo(f"tenant {tenant} (default)" if tenant == "default" else f"tenant {tenant}", err=True)
             typer.echo(note, err=True)
 
-        # -- progress (issue 30): documents and pages on stderr; JSON lines stream to
-        # stdout as each file is done unless they would break into the terminal's display
-        with shown("ingest") as bar:
-            streamed = json_ and bar.stdout_free
+        def run(on_result: Callable[[Any], None]) -> list[Any]:
             # Without --acl: new sources get '*', existing ones keep their ACL.
-            results = lib.ingest(paths, tenant=tenant, acl=acl_given,
-                                 new_acl=None if acl_given else ["*"], source_id=source_id,
-                                 password=password, publish=False,
-                                 on_result=(lambda r: emit(r.to_dict())) if streamed else None,
-                                 follow_links=follow_links, principal=who, limits=limits,
-                                 report=bar.report)
-        for r in results if not streamed else ():
-            extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
-            flags = f" [{', '.join(r.flags)}]" if r.flags else ""
-            out(json_, r.to_dict(), f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
-        # -- end of progress
+            return lib.ingest(paths, tenant=tenant, acl=acl_given,
+                              new_acl=None if acl_given else ["*"], source_id=source_id,
+                              password=password, publish=False, on_result=on_result,
+                              follow_links=follow_links, principal=who, limits=limits)
+
+        if json_:
+            results = run(lambda r: emit(r.to_dict()))
+        else:
+            from rich.progress import Progress
+
+            with Progress(transient=True) as progress:
+                task = progress.add_task("ingesting", total=None)
+                results = run(lambda r: progress.advance(task))
+            for r in results:
+                extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
+                flags = f" [{', '.join(r.flags)}]" if r.flags else ""
+                typer.echo(f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
         if not no_publish:
             # What `lib.ingest(publish=True)` does, here after the results are printed.
-            built = lib.update_index(embedder, progress=bars_wanted())
+            built = lib.update_index(embedder, progress=not json_)
             if built is None:
                 typer.echo("index up to date", err=True)
             else:
@@ -222,13 +226,19 @@ def sources(
     with library(store) as lib:
         p = principal(as_)
         if quarantined:
-            for q in lib.quarantined(p):
+            refused = lib.quarantined(p)
+            for q in refused:
                 if json_:
                     emit(q.to_dict())
                 else:
                     typer.echo(f"{q.reason:16} {q.path}  {q.detail}")
+            if not refused:
+                tell_if_blind(lib, p)
             return
-        for s in lib.sources(p):
+        listed = lib.sources(p)
+        if not listed:
+            tell_if_blind(lib, p)
+        for s in listed:
             revs = lib.revisions(p, s.source_id)
             latest = revs[-1]
             if json_:

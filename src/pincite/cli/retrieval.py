@@ -11,6 +11,7 @@ import typer
 
 from .context import emit, errors, library, principal
 from .options import AsOpt, EmbedderOpt, JsonOpt, QueryEmbedderOpt, StoreOpt
+from .whoami import tell_if_blind
 
 index_app = typer.Typer(help="Index generations: build in the shadow, publish, roll back, compare.\n\n"
                         "Example: pincite index list --json",
@@ -68,6 +69,8 @@ def search(
         who = principal(as_)
         bundle = lib.search(who, query, k=k, as_of=as_of, filters=filters or None,
                             embedder=embedder, generation=lib.canary_for(who))
+        if not bundle.items:
+            tell_if_blind(lib, who)
         if json_:
             emit(bundle.to_dict())
             return
@@ -102,6 +105,8 @@ def ask(
         who = principal(as_)
         result = lib.ask(who, question, as_of=as_of, embedder=embedder,
                          generation=lib.canary_for(who), min_confidence=min_confidence)
+        if not result.items and not result.related:
+            tell_if_blind(lib, who)
         if json_:
             emit(result.to_dict())
             return

@@ -7,8 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .context import emit, errors, library, principal, store_url
+from .context import emit, errors, library, principal, shown, store_url
 from .options import AsOpt, JsonOpt, StoreOpt
+from .whoami import tell_if_blind
 
 review_app = typer.Typer(help="The review queue: list, claim, decide; the review page.\n\n"
                          "Example: pincite review list --state open --as demo:ana:analysts",
@@ -72,19 +73,26 @@ def review_list(
     store: StoreOpt = None,
 ) -> None:
     """List the review items you may see: open first, hard first, nearest deadline, oldest.
+    Each line: id, state, HARD, reason, document (SOURCE@REVISION), field, confidence,
+    deadline, live claim.
 
     Example: pincite review list --state open --as demo:ana:analysts --json
     """
     with library(store) as lib:
-        items = _queue(lib, as_).items(state=state, reason=reason, field=field, mine=mine)
+        who = principal(as_)
+        items = lib.review_queue(who).items(state=state, reason=reason, field=field, mine=mine)
+        if not items:
+            tell_if_blind(lib, who)
     if json_:
         emit(items)
         return
     for it in items:
         claim = f"{it['claimed_by']} until {it['lease_until'][11:19]}" if it["claim_live"] else ""
         conf = "" if it["confidence"] is None else f"{it['confidence']:.2f}"
+        doc = shown(f"{it['source_id']}@{it['revision_id']}")
         typer.echo(f"{it['id']:>5} {it['state']:8} {'HARD' if it['hard'] else '    '} "
-                   f"{it['reason']:20} {it['field']:42} {conf:5} due {it['due_at'] or '—':17} {claim}")
+                   f"{it['reason']:20} {doc:32} {it['field']:42} {conf:5} "
+                   f"due {it['due_at'] or '—':17} {claim}")
     typer.echo(f"{len(items)} items", err=True)
 
 

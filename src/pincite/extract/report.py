@@ -34,8 +34,15 @@ CONTEXT = 160
 PX_PER_PT = 0.9
 CROP_PT = 150.0
 OUTPUT_NAMES = ("records.json", "report.html", "records.xlsx", "records.csv")
-BADGES = {Outcome.SHOW: "show", Outcome.FLAG: "verify", Outcome.REVIEW: "review",
+# the badge of each outcome, and what it tells the reader (its tooltip)
+BADGES = {Outcome.SHOW: "show", Outcome.FLAG: "flagged", Outcome.REVIEW: "review",
           Outcome.ABSTAIN: "not stated"}
+BADGE_TITLES = {
+    Outcome.SHOW: "shown as stated: the citation verified and the confidence cleared the bar",
+    Outcome.FLAG: "shown with a flag: a person should check it against the document",
+    Outcome.REVIEW: "waiting for a person's review: the value is a candidate, not a fact",
+    Outcome.ABSTAIN: "the documents do not state this field",
+}
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -139,6 +146,7 @@ def render_report(doc: dict[str, Any], case: Case, schema: Schema) -> str:
         rows.append({
             "field": rec["field"], "hard": rec.get("hard"), "description": spec.description,
             "outcome": rec["outcome"], "badge": BADGES.get(rec["outcome"], rec["outcome"]),
+            "badge_title": BADGE_TITLES.get(rec["outcome"], ""),
             "hidden": RecordFlag.HIDDEN_TEXT in rec.get("flags", ()),
             "ocr": min((p["ocr_confidence"] for p in rec.get("provenance", ())
                         if p.get("ocr_confidence") is not None), default=None),

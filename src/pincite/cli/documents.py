@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +21,7 @@ from .options import (
     OcrSecondsOpt,
     StoreOpt,
 )
+from .progress_lines import bars_wanted, shown
 from .whoami import tell_if_blind
 
 
@@ -108,28 +108,25 @@ def ingest(
             typer.echo(f"tenant {tenant} (default)" if tenant == "default" else f"tenant {tenant}", err=True)
             typer.echo(note, err=True)
 
-        def run(on_result: Callable[[Any], None]) -> list[Any]:
+        # -- progress (issue 30): documents and pages on stderr; JSON lines stream to
+        # stdout as each file is done unless they would break into the terminal's display
+        with shown("ingest") as bar:
+            streamed = json_ and bar.stdout_free
             # Without --acl: new sources get '*', existing ones keep their ACL.
-            return lib.ingest(paths, tenant=tenant, acl=acl_given,
-                              new_acl=None if acl_given else ["*"], source_id=source_id,
-                              password=password, publish=False, on_result=on_result,
-                              follow_links=follow_links, principal=who, limits=limits)
-
-        if json_:
-            results = run(lambda r: emit(r.to_dict()))
-        else:
-            from rich.progress import Progress
-
-            with Progress(transient=True) as progress:
-                task = progress.add_task("ingesting", total=None)
-                results = run(lambda r: progress.advance(task))
-            for r in results:
-                extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
-                flags = f" [{', '.join(r.flags)}]" if r.flags else ""
-                typer.echo(f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
+            results = lib.ingest(paths, tenant=tenant, acl=acl_given,
+                                 new_acl=None if acl_given else ["*"], source_id=source_id,
+                                 password=password, publish=False,
+                                 on_result=(lambda r: emit(r.to_dict())) if streamed else None,
+                                 follow_links=follow_links, principal=who, limits=limits,
+                                 report=bar.report)
+        for r in results if not streamed else ():
+            extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
+            flags = f" [{', '.join(r.flags)}]" if r.flags else ""
+            out(json_, r.to_dict(), f"{r.status:11} {r.doc_id or r.source_id}{flags}{extra}")
+        # -- end of progress
         if not no_publish:
             # What `lib.ingest(publish=True)` does, here after the results are printed.
-            built = lib.update_index(embedder, progress=not json_)
+            built = lib.update_index(embedder, progress=bars_wanted())
             if built is None:
                 typer.echo("index up to date", err=True)
             else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pincite.release.record import SEED_ITEMS
+from pincite.release.record import REQUIRED_ITEMS
 from tests.loud_skips import chromium_path
 
 pytestmark = pytest.mark.chromium
@@ -30,8 +30,8 @@ def test_the_release_record_renders_in_chromium(released):
             assert page.inner_text("#rollback-target") == "g000001"
             assert page.inner_text("#owner") == "ana"
             assert page.inner_text("#approval").startswith("lucia at ")
-            rows = page.locator("#seed-items tr").all_inner_texts()[1:]
-            assert [r.split("\t") for r in rows] == [[item, "recorded"] for item in SEED_ITEMS]
+            rows = page.locator("#required-items tr").all_inner_texts()[1:]
+            assert [r.split("\t") for r in rows] == [[item, "recorded"] for item in REQUIRED_ITEMS]
             ev = page.locator("#evaluation tr").all_inner_texts()
             assert [r.split("\t")[0] for r in ev[1:]] == ["identifier", "requirement", "topic"]
             assert all(r.split("\t")[-1] == "True" for r in ev[1:])

@@ -10,7 +10,7 @@ import pytest
 
 from pincite.errors import UsageError
 from pincite.index import segment
-from pincite.release.record import SEED_ITEMS, releases_dir
+from pincite.release.record import REQUIRED_ITEMS, releases_dir
 from tests.commands import invoke
 from tests.release.conftest import CONTRACT, ok
 
@@ -21,12 +21,12 @@ def test_no_release_yet_is_a_state(released):
     assert released["before"]["release"] is None
 
 
-def test_the_scripted_release_holds_every_seed_item_measured(released):
+def test_the_scripted_release_holds_every_required_item_measured(released):
     rec = released["promote"]
     assert rec["state"] == "promoted" and rec["candidate"] == "g000002"
     assert [s["step"] for s in rec["steps"]] == ["shadow", "diff", "canary", "promote_refused",
                                                  "promote"]
-    assert rec["seed_items"] == {item: True for item in SEED_ITEMS}
+    assert rec["required_items"] == {item: True for item in REQUIRED_ITEMS}
     assert rec["rollback_target"] == "g000001" and rec["approval"]["approved_by"] == "lucia"
     assert rec["owner"] == "ana" and rec["manifest"]["gen_id"] == "g000002"
     ev = rec["evaluation"]

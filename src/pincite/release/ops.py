@@ -31,6 +31,8 @@ from ..store import Store
 from .contract import Contract, contract_from_dict, digest, load_contract
 from .measure import gates, measure_slas, run_classes
 from .record import (
+    RECORD_SCHEMA,
+    RECORD_VERSION,
     fingerprint,
     latest_contract,
     load_record,
@@ -94,7 +96,7 @@ class Releases:
         rid = f"R{len(ids) + 1:04d}"
         (self.root / "canary.json").unlink(missing_ok=True)  # a new candidate: no route yet
         run = run_classes(self.store, contract, gen)
-        record = {"schema_name": "pincite.release_record", "version": 1, "release_id": rid,
+        record = {"schema_name": RECORD_SCHEMA, "version": RECORD_VERSION, "release_id": rid,
                   "contract": {"name": contract.name, "version": entry["version"],
                                "digest": entry["digest"], "file": entry["file"]},
                   "owner": contract.owner, "candidate": gen,

@@ -25,10 +25,12 @@ from ..errors import NotFound, UsageError
 from .contract import digest
 
 RECORD_SCHEMA = "pincite.release_record"
+# 2: what the record must hold is `required_items` (version 1 called it `seed_items`)
+RECORD_VERSION = 2
 TRIGGERS = ("parser", "segmenter", "embedding_space", "analyzer", "index_params", "reranker",
             "policy_schema", "corpus_boundary")
-# the seed's list of what a release record holds, and the record key that holds each
-SEED_ITEMS = {"immutable manifest": "manifest", "evaluation results": "evaluation",
+# what a release record must hold (docs/releases.md), and the record key that holds each
+REQUIRED_ITEMS = {"immutable manifest": "manifest", "evaluation results": "evaluation",
               "security and failure evidence": "security",
               "freshness and deletion measurements": "slas", "canary decision": "canary",
               "owner": "owner", "approval": "approval", "rollback target": "rollback_target",
@@ -93,19 +95,29 @@ def release_ids(root: Path) -> list[str]:
 
 
 def load_record(root: Path, rid: str) -> dict[str, Any]:
-    """Return the newest version of a release record (NotFound for an unknown id)."""
+    """Return the newest version of a release record (NotFound for an unknown id), in the
+    current layout: a version 1 record's `seed_items` is read as `required_items`."""
     files = _versions(root / rid, "record") if _RID.match(rid) else []
     if not files:
         raise NotFound("release", rid)
-    return json.loads(files[-1].read_text("utf-8"))
+    return upgrade_record(json.loads(files[-1].read_text("utf-8")))
+
+
+def upgrade_record(record: dict[str, Any]) -> dict[str, Any]:
+    """Return a release record as RECORD_VERSION lays it out (version 1: `seed_items`)."""
+    if "seed_items" not in record:
+        return record
+    old = {k: v for k, v in record.items() if k != "seed_items"}
+    return {**old, "required_items": record.get("required_items", record["seed_items"])}
 
 
 def save_record(root: Path, record: dict[str, Any]) -> dict[str, Any]:
     """Write the record as its next version and render its HTML page; return it."""
     folder = root / record["release_id"]
-    record = {**record, "record_version": len(_versions(folder, "record")) + 1,
-              "seed_items": {item: record.get(key) not in (None, {}, [])
-                             for item, key in SEED_ITEMS.items()}}
+    record = {**upgrade_record(record), "version": RECORD_VERSION,
+              "record_version": len(_versions(folder, "record")) + 1,
+              "required_items": {item: record.get(key) not in (None, {}, [])
+                                 for item, key in REQUIRED_ITEMS.items()}}
     _write_new(folder / f"record-v{record['record_version']:04d}.json", record)
     html = render_html(record)
     tmp = folder / ".record.html.tmp"

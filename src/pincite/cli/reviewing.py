@@ -36,7 +36,8 @@ def review_serve(
     as_: AsOpt = None,
     store: StoreOpt = None,
 ) -> None:
-    """Serve the review page, acting as one reviewer (the HTTP service with sign-in comes later).
+    """Serve the review page on this machine, acting as the one reviewer --as names, with no
+    sign-in; `pincite serve` serves the same page at /ui/ with sign-in (API key or JWT).
 
     Example: pincite review serve --port 8765 --as demo:ana:analysts
     """

@@ -12,14 +12,7 @@ from .cite.resolve import resolve_doc, visible_quarantine, visible_source
 from .cite.verifier import Verifier
 from .errors import EmptyQuote, NotFound, PinciteError, UsageError
 from .limits import Limits, OcrSettings, load_json
-from .model import (
-    Citation,
-    Principal,
-    Revision,
-    Source,
-    TextLayer,
-    parse_acl_entry,
-)
+from .model import Citation, Principal, Revision, Source, TextLayer, parse_acl_entry
 from .model.names import check_source_id
 from .review.desk import ReviewDesk
 from .sources.authority import authorize_write, writer_of
@@ -28,6 +21,7 @@ from .store import QuarantineRecord, open_store
 if TYPE_CHECKING:
     from .ask.answer import AskResult
     from .embed import Embedder
+    from .extract.model_adapter import ModelExtractor
     from .extract.records import records_json
     from .extract.run import ExtractionResult, Extractor
     from .extract.schema import Schema
@@ -375,12 +369,13 @@ class Library(ReviewDesk):
     def ask(self, principal: Principal, question: str, *, as_of: str | None = None,
             filters: Mapping[str, Any] | None = None, embedder: Embedder | str | None = None,
             reranker: Reranker | None = None, generation: str | None = None,
-            min_confidence: float = 0.0) -> AskResult:
-        """The passages that answer `question` (see `ask.answer.ask`), or not_found."""
-        from .ask.answer import ask
+            min_confidence: float = 0.0, model_endpoint: str | None = None,
+            model: str | None = None) -> AskResult:
+        """The passages that answer `question` (`ask.answer.ask`; with a model: `ask.model_pick`)."""
+        from .ask.model_pick import ask
         return ask(self.store, question, principal, as_of=as_of, filters=filters,
                    embedder=_embedder(embedder), reranker=reranker, generation=generation,
-                   min_confidence=min_confidence)
+                   min_confidence=min_confidence, chat=_chat(model_endpoint, model))
 
     def delete(self, principal: Principal, source_id: str, *, purge: bool = False) -> DeleteResult:
         """Delete a source (a tombstone, honoured at once); `purge` also removes its bytes."""
@@ -414,10 +409,7 @@ class Library(ReviewDesk):
         sch = schema if isinstance(schema, Schema) else load_schema(schema)
         if out is not None:
             prepare_output_dir(out)  # before the run records anything
-        if extractor is None and model_endpoint:
-            from .extract.model_adapter import ModelExtractor
-
-            extractor = ModelExtractor.from_endpoint(model_endpoint, model)
+        extractor = extractor or _chat(model_endpoint, model)
         tenant = principal.tenant
         result = run_extraction(self.store, principal, sch, docs, case_id=case_id,
                                 extractor=extractor,
@@ -480,6 +472,14 @@ def _open_embedder(embedder: Embedder | str | None) -> Embedder:
 
         return open_embedder(embedder)
     return embedder
+
+
+def _chat(endpoint: str | None, model: str | None) -> ModelExtractor | None:
+    """Return the chat transport at an OpenAI-compatible `endpoint` (`ask`, `extract`), or None."""
+    if not endpoint:
+        return None
+    from .extract.model_adapter import ModelExtractor
+    return ModelExtractor.from_endpoint(endpoint, model)
 
 
 # ---- fit ranking and releases (issue 18): composed in their stages, loaded on first use

@@ -4,6 +4,7 @@ the commands."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -91,20 +92,31 @@ def ask(
         "--min-confidence", min=0.0, max=1.0,
         help="Give back as related the answers whose confidence (a measured right rate, "
         "docs/evaluation.md) is under this; 0 keeps every answer.")] = 0.0,
+    model_endpoint: Annotated[str | None, typer.Option(
+        "--model-endpoint", help="OpenAI-compatible chat endpoint whose model picks, among "
+        "the spans found, those that answer; it writes no text and every pick is verified "
+        "(default: $PINCITE_MODEL_ENDPOINT; docs/concepts.md).")] = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="Model name at the endpoint (default: $PINCITE_MODEL, else the "
+        "first one it lists).")] = None,
     as_: AsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Answer with the passage(s) that hold the answer, each with a verified citation — or say
     "not found in the documents you can see". No text is generated. Passages retrieval found
-    that were not judged answers follow under "related passages".
+    that were not judged answers follow under "related passages". With --model-endpoint a
+    model picks the answers among those spans; where it differs from pincite's reader, the
+    output says so.
 
     Example: pincite ask "What law governs the contract?" --as acme:ana:legal --json
     """
     with library(store) as lib:
         who = principal(as_)
         result = lib.ask(who, question, as_of=as_of, embedder=embedder,
-                         generation=lib.canary_for(who), min_confidence=min_confidence)
+                         generation=lib.canary_for(who), min_confidence=min_confidence,
+                         model_endpoint=model_endpoint or os.environ.get("PINCITE_MODEL_ENDPOINT"),
+                         model=model)
         if not result.items and not result.related:
             tell_if_blind(lib, who)
         if json_:
@@ -113,17 +125,42 @@ def ask(
         if result.read_as is not None:  # the asker sees how the question was understood
             r = result.read_as
             typer.echo(f"read as: {r.canonical}  ({r.kind}, probability {r.probability:.2f})")
+        pick = getattr(result, "model", None)  # what a model picked (--model-endpoint)
+        if pick is not None:
+            typer.echo(_model_line(pick.to_dict()))
         if result.status != "answered":
             typer.echo(result.message)
         for n, item in enumerate(result.items, start=1):
             _print_item(f"{n}.", item, f"  {item.answer_kind}, confidence {item.confidence:.2f}"
-                        if item.confidence is not None else "")
+                        if item.confidence is not None else _model_note(item))
         if result.related:
             typer.echo("related passages (may help; not checked as an answer):")
             for item in result.related:
-                _print_item("-", item, "")
+                _print_item("-", item, _model_note(item))
         if result.flags:
             typer.echo(f"flags: {', '.join(result.flags)}")
+
+
+def _model_line(m: dict[str, Any]) -> str:
+    """Return the line saying what the model picked, beside pincite's reader."""
+    head = f"model {m['name'] or '?'}: "
+    if m["agrees_with_reader"] is None:
+        why = f" ({m['error']}); pincite's reader decided" if m["error"] else ""
+        return head + {"no_candidates": "not asked (nothing found to choose from)"}.get(
+            m["status"], m["status"] + why)
+    picked = ", ".join(m["picked"]) or "none"
+    agree = "agrees with the reader" if m["agrees_with_reader"] else \
+        f"the reader picked {', '.join(m['reader']) or 'none'}"
+    return head + f"picked {picked} of {len(m['offered'])} spans ({agree})"
+
+
+def _model_note(item: Any) -> str:
+    """Return the note of an item whose role the model's pick changed, else ''."""
+    if "model_promoted" in item.flags:
+        return f"  {item.answer_kind}, picked by the model (pincite's reader: related)"
+    if "model_not_picked" in item.flags:
+        return "  pincite's reader's answer; the model did not pick it"
+    return ""
 
 
 def _print_item(mark: str, item: Any, note: str) -> None:

@@ -9,6 +9,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import UsageError
+from ..store.lru import LRU
 from .space import EmbeddingSpace
 
 Role = Literal["document", "query"]
@@ -45,6 +46,10 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
+# query vectors by (space, text): a space pins its model, so a vector is its text's forever
+_QUERIES: LRU = LRU(512)
+
+
 class EmbedShortcuts:
     """`embed_documents` and `embed_query` in terms of `embed` (mixed into embedders)."""
 
@@ -57,8 +62,19 @@ class EmbedShortcuts:
         return self.embed(texts, role="document", progress=progress).vectors
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Return the float32 `(dimension,)` vector of one query."""
-        return self.embed([text], role="query").vectors[0]
+        """Return the float32 `(dimension,)` vector of one query (read-only; a query asked
+        again in the same process and space is not run through the model again: `ask`
+        reads the question's kind, searches and weighs cosines with one vector)."""
+        space = getattr(getattr(self, "space", None), "space_id", None)
+        key = (space, text)
+        held = _QUERIES.get(key) if space is not None else None
+        if held is not None:
+            return held
+        vec = np.array(self.embed([text], role="query").vectors[0], dtype=np.float32)
+        vec.flags.writeable = False
+        if space is not None:
+            _QUERIES.put(key, vec)
+        return vec
 
 
 def prefixed(space: EmbeddingSpace, texts: Sequence[str], role: Role) -> list[str]:

@@ -25,6 +25,7 @@ class QuarantineReason(StrEnum):
     TIMEOUT = "timeout"
     SYMLINK = "symlink"
     TOO_DEEP = "too_deep"  # nesting past what the parser can read (HTML past libxml2's bound)
+    TEXT_MISMATCH = "text_mismatch"  # a docling export whose text is not its --source file's
 
 
 class IngestStatus(StrEnum):

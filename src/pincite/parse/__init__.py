@@ -23,7 +23,12 @@ _MODULES = {
     "markdown": "text",
     "text": "text",
     "csv": "csvfile",
+    # not a media type a file is stored as: docling's JSON export of one (`ingest --from-docling`)
+    "docling": "docling_tree",
 }
+# kinds read from another tool's export of a document, not from the document: their layer
+# ids are `KIND@…` and `reparse` cannot redo them
+IMPORT_KINDS = ("docling",)
 
 
 def parser_module(kind: str) -> ModuleType:

@@ -20,7 +20,7 @@ from ..limits import Limits
 from ..model import MEDIA_TYPES, Principal, Revision, TextLayer, check_name, timestamp
 from ..model.names import check_source_id
 from ..model.progress_report import Report, report_to
-from ..parse import parser_id
+from ..parse import IMPORT_KINDS, parser_id
 from ..parse.pdf.ocr_marks import OCR_PARSER_SUFFIX, OCR_VERSION
 from ..store import QuarantineRecord, Store
 from ..vocab import ElementKind, IngestStatus, LayerFlag, ProgressUnit
@@ -256,6 +256,8 @@ def reparse_revision(ingestor: Ingestor, rev: Revision) -> str | None:
     A blob of `ingestor.stream_from` bytes or more is parsed as `ingest_file` parses such a
     file: the sandbox worker reads it from a descriptor (`bodies.stored_body`), so this
     process never holds it whole."""
+    if any(i.startswith(f"{k}@") for i in ingestor.store.layer_ids(rev) for k in IMPORT_KINDS):
+        return None  # read from another tool's export (`docling_import`): not ours to redo
     kind = next(k for k, v in MEDIA_TYPES.items() if v == rev.media_type)
     current = parser_id(kind)
     store = ingestor.store

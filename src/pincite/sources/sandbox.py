@@ -73,6 +73,7 @@ from ..errors import ParseFailure, PinciteError, UsageError
 from ..limits import Limits
 from ..model import MEDIA_TYPES, TextLayer
 from ..model.progress_report import Report
+from ..parse import IMPORT_KINDS
 from ..vocab import ProgressUnit, QuarantineReason
 from .parser_worker import (
     PAGE_READ,
@@ -317,8 +318,10 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def check_kind(kind: str) -> None:
-    """Raise UsageError unless `kind` is a media kind (or a test kind, with the test seam on)."""
-    if kind in MEDIA_TYPES or (kind in TEST_KINDS and os.environ.get(TEST_ENV)):
+    """Raise UsageError unless `kind` is a media kind or an import kind (`docling`), or a
+    test kind with the test seam on."""
+    if kind in MEDIA_TYPES or kind in IMPORT_KINDS or (
+            kind in TEST_KINDS and os.environ.get(TEST_ENV)):
         return
     raise UsageError(f"unknown media kind {kind!r}; use one of {', '.join(MEDIA_TYPES)}")
 

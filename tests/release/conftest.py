@@ -56,7 +56,9 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> dict:
     steps["refused"] = refused
     steps["after_refusal"] = ok("index", "show", store=store)
     # the default: the acceptance suite's AUTHZ and DELETION groups run now, in process
-    steps["promote"] = ok("release", "promote", "--approved-by", "lucia", store=store)
+    promoted = invoke("release", "promote", "--approved-by", "lucia", "--json", store=store)
+    assert promoted.returncode == 0, promoted.stderr
+    steps["promote"], steps["promote_stderr"] = json.loads(promoted.stdout), promoted.stderr
     steps["status"] = ok("release", "status", store=store)
     steps["routes_after_promote"] = _routes(store)
     return {"store": store, "tmp": tmp, **steps}

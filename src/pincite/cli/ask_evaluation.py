@@ -10,6 +10,7 @@ import typer
 
 from .context import emit, errors
 from .options import JsonOpt, StoreOpt
+from .progress_lines import shown
 
 
 def eval_ask_bipia(
@@ -126,9 +127,9 @@ def eval_ask_cuad(
     """
     from ..evals.ask_cuad import run_ask_cuad
 
-    with errors():
+    with errors(), shown("eval ask-cuad") as bar:
         result = run_ask_cuad(data, store_url=store, embedder=embedder, folds=folds,
-                              questions=questions)
+                              questions=questions, report=bar.report)
     if json_:
         emit(result)
         return
@@ -157,7 +158,9 @@ def eval_ask_tenders(
             data = Path("../shared/data/tenders_real")
             if not data.is_dir():
                 raise UsageError("no tenders folder at ../shared/data/tenders_real: give --data")
-        result = run_ask_tenders(data, questions, store_url=store, embedder=embedder, folds=folds)
+        with shown("eval ask-tenders") as bar:
+            result = run_ask_tenders(data, questions, store_url=store, embedder=embedder,
+                                     folds=folds, report=bar.report)
     if json_:
         emit(result)
         return
@@ -191,9 +194,9 @@ def eval_ask_tatqa(
     """
     from ..evals.ask_tatqa import run_ask_tatqa
 
-    with errors():
+    with errors(), shown("eval ask-tatqa") as bar:
         result = run_ask_tatqa(data, store_url=store, embedder=embedder, folds=folds,
-                               questions_file=questions)
+                               questions_file=questions, report=bar.report)
     if json_:
         emit(result)
         return

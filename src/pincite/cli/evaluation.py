@@ -19,6 +19,7 @@ from .context import emit, errors
 from .filling import eval_fill
 from .ocr_evaluation import eval_ocr
 from .options import JsonOpt, StoreOpt
+from .progress_lines import shown
 from .ranking import eval_rank
 
 if TYPE_CHECKING:
@@ -441,8 +442,9 @@ def eval_acceptance(
         if not os.access(target.parent, os.W_OK) or (target.exists() and not target.is_file()):
             raise OutputUnwritable(target, "it is not a file in a folder you can write")
         root = ctx.find_root().command
-        report = run_acceptance(acceptance_drivers(root), size=size, groups=group or (), seed=seed,
-                                bipia=bipia, pdfs=pdfs)
+        with shown("eval acceptance") as bar:  # each group a step, on stderr
+            report = run_acceptance(acceptance_drivers(root), size=size, groups=group or (),
+                                    seed=seed, bipia=bipia, pdfs=pdfs, report=bar.report)
         written = write(report, target)
     if json_:
         emit(report)

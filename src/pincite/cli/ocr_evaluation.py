@@ -10,6 +10,7 @@ import typer
 
 from .context import emit, errors
 from .options import JsonOpt, StoreOpt
+from .progress_lines import shown
 
 
 def eval_ocr(
@@ -32,8 +33,10 @@ def eval_ocr(
     with errors():
         check_number("--pages", pages, 1, 10_000, integer=True)
         check_number("--seed", seed, 0, 2**31, integer=True)
-        result = run_ocr(data, pages=pages, seed=seed, store_url=store,
-                         variants=tuple(variant) if variant else VARIANTS)
+        with shown("eval ocr") as bar:  # variants, then scans and their pages read by OCR
+            result = run_ocr(data, pages=pages, seed=seed, store_url=store,
+                             variants=tuple(variant) if variant else VARIANTS,
+                             report=bar.report)
     if json_:
         emit(result)
         return

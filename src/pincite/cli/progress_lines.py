@@ -141,15 +141,15 @@ class Progress:
                 self._tenth[unit] = tenth
                 self._line(f"{self.title}: {done}/{total} {_PLURAL[unit]}")
 
-    def part(self, unit: ProgressUnit, first: int, total: int) -> Any:
-        """Return a callback for work that is units `first`… of `total`: it counts from 0,
-        as its own, and is shown counted from `first`."""
+    def part(self, unit: ProgressUnit, first: int, total: int, prefix: str = "") -> Any:
+        """Return a callback for work that is units `first`… of `total`: it counts its own
+        from 0, and they are shown counted from `first`, labelled after `prefix`."""
 
         def report(u: ProgressUnit, done: int, _total: int | None, label: str = "", /) -> None:
-            if u == unit:
-                self.report(u, first + done, total, label)
-            else:
+            if u != unit:
                 self.report(u, done, _total, label)
+            else:
+                self.report(u, first + done, total, prefix + label if label else "")
 
         return report
 
@@ -161,17 +161,15 @@ class Progress:
 
     def _show(self, unit: ProgressUnit, done: int, total: int | None, label: str) -> None:
         rich = self._rich
-        task = self._tasks.get(unit)
-        inner = unit in _INNER
-        if task is None:
-            task = self._tasks[unit] = rich.add_task("", total=total, unit=_PLURAL[unit])
-        description = f"  {label}" if inner else f"{self.title} {label}".rstrip()
-        if unit == ProgressUnit.DOCUMENT and label:  # a new document: its pages start afresh
-            for k in _INNER:
+        description = f"  {label}" if unit in _INNER else f"{self.title} {label}".rstrip()
+        if unit == ProgressUnit.DOCUMENT and (total is None or done < total):  # a new one:
+            for k in _INNER:  # its pages start afresh (after the last, its pages stay shown)
                 if k in self._tasks:
                     rich.reset(self._tasks[k], visible=False)
-        rich.update(task, completed=done, total=total, visible=True,
-                    description=description if label or not inner else "  ")
+        if unit not in self._tasks:
+            self._tasks[unit] = rich.add_task(description, total=total, unit=_PLURAL[unit])
+        rich.update(self._tasks[unit], completed=done, total=total, visible=True,
+                    description=description)
 
 
 @contextmanager

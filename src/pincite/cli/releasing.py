@@ -12,8 +12,10 @@ from typing import Annotated, Any
 
 import typer
 
+from ..vocab import ProgressUnit
 from .context import emit, library, principal, store_url
 from .options import AsOpt, EmbedderOpt, JsonOpt, StoreOpt
+from .progress_lines import shown
 
 release_app = typer.Typer(
     help="Retrieval releases: freeze the contract, shadow a generation, dual-read, canary, "
@@ -104,9 +106,12 @@ def canary(gen: Annotated[str, typer.Argument(help="The open release's generatio
         _show(_ops(lib, store, releases, as_).canary(gen, cohort), json_)
 
 
-def _security(ctx: typer.Context, acceptance: Path | None) -> dict[str, Any]:
+SECURITY_GROUPS = ("AUTHZ", "DELETION")  # what promote runs when no --acceptance is given
+
+
+def _security(ctx: typer.Context, acceptance: Path | None, report: Any = None) -> dict[str, Any]:
     """Return the acceptance evidence: the report file given, else a small in-process run of
-    the AUTHZ and DELETION groups against temporary stores."""
+    the AUTHZ and DELETION groups against temporary stores (each a step to `report`)."""
     from ..errors import UsageError
 
     if acceptance is not None:
@@ -125,7 +130,7 @@ def _security(ctx: typer.Context, acceptance: Path | None) -> dict[str, Any]:
     from .evaluation import acceptance_drivers
 
     return run_acceptance(acceptance_drivers(ctx.find_root().command), size="small",
-                          groups=("AUTHZ", "DELETION"))
+                          groups=SECURITY_GROUPS, report=report)
 
 
 @release_app.command("promote")
@@ -136,7 +141,7 @@ def promote(ctx: typer.Context,
             store: StoreOpt = None, as_: AsOpt = None) -> None:
     """Check every gate (evaluation, canary, security evidence, freshness and deletion
     measured, approval), then publish the candidate; the old generation is the rollback
-    target.
+    target. Each step is shown on stderr as it starts.
 
     Example: pincite release promote --approved-by lucia
     """
@@ -144,8 +149,14 @@ def promote(ctx: typer.Context,
 
     with library(store) as lib:
         ops = _ops(lib, store, releases, as_)  # before the suite, whose runs set --store
-        sec = _security(ctx, acceptance)
-        _show(ops.promote(approved_by, sec, open_embedder(embedder)), json_)
+        first = 0 if acceptance is not None else len(SECURITY_GROUPS)
+        total = first + len(ops.PROMOTE_STEPS)
+        with shown("release promote") as bar:
+            sec = _security(ctx, acceptance, bar.part(ProgressUnit.STEP, 0, total,
+                                                      "security evidence: "))
+            rec = ops.promote(approved_by, sec, open_embedder(embedder),
+                              report=bar.part(ProgressUnit.STEP, first, total))
+        _show(rec, json_)
 
 
 @release_app.command("rollback")

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import QuoteNotFound, UsageError
-from ..vocab import IngestStatus
+from ..model.progress_report import Report, counted
+from ..vocab import IngestStatus, ProgressUnit
 from .ask_scoring import Outcome, by_category, check_folds, count, grid_policies, rates, refit
 from .judge_fit import judge_row
 from .phrasings import Phrasing, load_phrasings, phrasing_tables
@@ -104,12 +105,13 @@ def right(cited: Span, gold: list[Span]) -> bool:
 
 def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None = None,
                  folds: int | None = None, only: list[str] | None = None,
-                 questions: Path | None = None) -> dict[str, Any]:
+                 questions: Path | None = None, report: Report | None = None) -> dict[str, Any]:
     """Ingest a CUAD split's PDFs, ask every category of every contract; return the figures
     (with `folds`, the fit and held-out figures per fold). `only` keeps some PDF names.
     With `questions` (a phrasings file, `evals.phrasings`), every phrasing of a category is
     asked in place of `QUESTIONS` (categories the file does not name are not asked), the
-    totals count every (pair, phrasing), and `by_phrasing` / `by_style` are added."""
+    totals count every (pair, phrasing), and `by_phrasing` / `by_style` are added.
+    Documents (and their pages) and cases (category x contract) are reported to `report`."""
     from ..ask.answer import answer_from, candidates, judged, policy_of
     from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
@@ -146,9 +148,10 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
         store = open_store(store_url or Path(tmp) / "store")
         try:
             t0 = time.perf_counter()
-            with Ingestor(store, tenant="eval", acl=["*"]) as ing:
+            with Ingestor(store, tenant="eval", acl=["*"], report=report) as ing:
                 ingested = {p.name: ing.ingest(p.read_bytes(), source_id=p.name, path=str(p),
-                                               name=p.name) for p in pdfs}
+                                               name=p.name)
+                            for p in counted(pdfs, ProgressUnit.DOCUMENT, report)}
             if needs_build(store, emb.space):
                 build_and_publish(store, emb)
             seconds["ingest_and_build"] = round(time.perf_counter() - t0, 2)
@@ -157,7 +160,7 @@ def run_ask_cuad(data: Path, store_url: str | None = None, embedder: str | None 
             policies = grid_policies(shipped) if folds else {}
             verifier = Verifier(store, principal)
             t0 = time.perf_counter()
-            for pair in gold:
+            for pair in counted(gold, ProgressUnit.CASE, report):
                 res = ingested.get(pair.file)
                 if res is None or res.status == IngestStatus.QUARANTINED:
                     rows.append(_row(pair, [], None, None))

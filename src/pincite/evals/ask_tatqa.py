@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..vocab import IngestStatus
+from ..model.progress_report import Report, counted
+from ..vocab import IngestStatus, ProgressUnit
 from .ask_scoring import Outcome, by_category, check_folds, count, grid_policies, rates, refit
 from .judge_fit import judge_row
 from .phrasings import Phrasing, load_phrasings, phrasing_tables
@@ -129,11 +130,13 @@ def _gold_cell(table: list[list[Any]], q: dict[str, Any]) -> tuple[str, str, str
 
 
 def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None = None,
-                  folds: int | None = None, questions_file: Path | None = None) -> dict[str, Any]:
+                  folds: int | None = None, questions_file: Path | None = None,
+                  report: Report | None = None) -> dict[str, Any]:
     """Ingest every TAT-QA table as HTML, ask its span questions; return the figures (with
     `folds`, the fit and held-out figures per fold of tables). With `questions_file` (a
     phrasings file of question kinds, `evals.phrasings`), the templates are asked in place
-    of the dataset's wordings (`cell_questions`) and `by_phrasing` / `by_style` are added."""
+    of the dataset's wordings (`cell_questions`) and `by_phrasing` / `by_style` are added.
+    Tables ingested (documents) and questions (cases) are reported to `report`."""
     from ..ask.answer import answer_from, candidates, judged, policy_of
     from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
@@ -170,7 +173,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
             with Ingestor(store, tenant="eval", acl=["*"]) as ing:
                 ingested = {uid: ing.ingest(table_html(tables[uid]), source_id=f"{uid}.html",
                                             path=f"{uid}.html", name=f"{uid}.html")
-                            for uid in uids}
+                            for uid in counted(uids, ProgressUnit.DOCUMENT, report)}
             if needs_build(store, emb.space):
                 build_and_publish(store, emb)
             seconds["ingest_and_build"] = round(time.perf_counter() - t0, 2)
@@ -181,7 +184,7 @@ def run_ask_tatqa(data: Path, store_url: str | None = None, embedder: str | None
             cells = {uid: _cells(verifier, f"{uid}.html") for uid in uids
                      if ingested[uid].status != IngestStatus.QUARANTINED}
             t0 = time.perf_counter()
-            for ctx, q, answerable, ph in todo:
+            for ctx, q, answerable, ph in counted(todo, ProgressUnit.CASE, report):
                 uid = ctx["table"]["uid"]
                 gold = normalise(q["answer"][0] if isinstance(q["answer"], list) else q["answer"],
                                  q.get("scale") or "")

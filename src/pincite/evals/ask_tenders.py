@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, QuoteNotFound, UsageError
 from ..model import split_doc_id
-from ..vocab import IngestStatus
+from ..model.progress_report import Report, counted
+from ..vocab import IngestStatus, ProgressUnit
 from .ask_cuad import OVERLAP, Span, right
 from .ask_scoring import Outcome, by_category, check_folds, count, rates
 from .folds import fold_of
@@ -161,9 +162,11 @@ def _text(v: Any) -> bool:
 
 
 def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
-                    embedder: str | None = None, folds: int | None = None) -> dict[str, Any]:
+                    embedder: str | None = None, folds: int | None = None,
+                    report: Report | None = None) -> dict[str, Any]:
     """Ingest the cases' files, ask every question of its case's files; return the counts and
-    rates (totals, `by_case`, `by_question`, `unlocated_gold`; with `folds`, per fold)."""
+    rates (totals, `by_case`, `by_question`, `unlocated_gold`; with `folds`, per fold).
+    Files ingested (documents, with their pages) and questions (cases) go to `report`."""
     from ..ask.answer import answer_from, candidates, judged, policy_of
     from ..ask.judge import shipped_judge
     from ..cite.verifier import Verifier
@@ -193,15 +196,15 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
         try:
             t0 = time.perf_counter()
             live: set[str] = set()
-            with Ingestor(store, tenant="eval", acl=["*"]) as ing:
-                for c in cases:
-                    for f in c.files:
-                        p = data / c.case_id / f
-                        res = ing.ingest(p.read_bytes(), source_id=c.source_id(f), path=str(p), name=f)
-                        if res.status == IngestStatus.QUARANTINED:
-                            quarantined.append({"source_id": res.source_id, "reason": res.reason})
-                        else:
-                            live.add(res.source_id)
+            files = [(c, f) for c in cases for f in c.files]
+            with Ingestor(store, tenant="eval", acl=["*"], report=report) as ing:
+                for c, f in counted(files, ProgressUnit.DOCUMENT, report):
+                    p = data / c.case_id / f
+                    res = ing.ingest(p.read_bytes(), source_id=c.source_id(f), path=str(p), name=f)
+                    if res.status == IngestStatus.QUARANTINED:
+                        quarantined.append({"source_id": res.source_id, "reason": res.reason})
+                    else:
+                        live.add(res.source_id)
             if needs_build(store, emb.space):
                 build_and_publish(store, emb)
             seconds["ingest_and_build"] = round(time.perf_counter() - t0, 2)
@@ -209,20 +212,20 @@ def run_ask_tenders(data: Path, questions: Path, store_url: str | None = None,
             shipped = policy_of(g)
             verifier = Verifier(store, principal)
             t0 = time.perf_counter()
-            for c in cases:
+            asked = [(c, q) for c in cases for q in c.questions]
+            for c, q in counted(asked, ProgressUnit.CASE, report):
                 sids = [c.source_id(f) for f in c.files if c.source_id(f) in live]
-                for q in c.questions:
-                    spans = _located(verifier, c, q, unlocated)
-                    answer = None
-                    if sids:
-                        found = candidates(store, q.text, principal,
-                                           filters={"source_ids": sids}, policy=shipped)
-                        raw = answer_from(found, shipped, judge=False)
-                        answer = judged(raw, shipped_judge())
-                        r = _row(c, q, spans, raw)
-                        judge_rows.append(judge_row(c.case_id, c.case_id, "", r["outcome"], raw,
-                                                    q.text))
-                    rows.append(_row(c, q, spans, answer))
+                spans = _located(verifier, c, q, unlocated)
+                answer = None
+                if sids:
+                    found = candidates(store, q.text, principal,
+                                       filters={"source_ids": sids}, policy=shipped)
+                    raw = answer_from(found, shipped, judge=False)
+                    answer = judged(raw, shipped_judge())
+                    r = _row(c, q, spans, raw)
+                    judge_rows.append(judge_row(c.case_id, c.case_id, "", r["outcome"], raw,
+                                                q.text))
+                rows.append(_row(c, q, spans, answer))
             seconds["ask"] = round(time.perf_counter() - t0, 2)
         finally:
             store.close()

@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QuoteNotFound, UsageError
+from ..model.progress_report import Report, counted
+from ..vocab import ProgressUnit
 from .scans import VARIANTS, scan_pdf
 
 PER_DOC = 4
@@ -213,7 +215,8 @@ def _confidence(hits: dict[int, list[tuple[float, bool]]]) -> dict[str, Any]:
 
 
 def _run_variant(docs: list[dict[str, Any]], variant: str, refs: dict[str, dict[int, str]],
-                 tmp: Path, store_url: str | None) -> dict[str, Any]:
+                 tmp: Path, store_url: str | None, report: Report | None = None
+                 ) -> dict[str, Any]:
     from ..cite.verifier import Verifier
     from ..model import Principal
     from ..sources.ingest import Ingestor
@@ -229,9 +232,9 @@ def _run_variant(docs: list[dict[str, Any]], variant: str, refs: dict[str, dict[
     hits: dict[int, list[tuple[float, bool]]] = {0: [], 1: []}
     misses: list[dict[str, str]] = []
     try:
-        with Ingestor(store, tenant="eval", acl=["*"]) as ing:
+        with Ingestor(store, tenant="eval", acl=["*"], report=report) as ing:
             ver = Verifier(store, Principal.parse("eval:evaluator"))
-            for k, doc in enumerate(docs):
+            for k, doc in enumerate(counted(docs, ProgressUnit.DOCUMENT, report)):
                 scan = scan_pdf(doc["data"], variant=variant, pages=doc["pages"], seed=k)
                 t0 = time.perf_counter()
                 res = ing.ingest(scan, source_id=doc["name"], path=doc["name"], name="scan.pdf")
@@ -274,8 +277,10 @@ def _run_variant(docs: list[dict[str, Any]], variant: str, refs: dict[str, dict[
 
 
 def run_ocr(data: Path, *, pages: int = 40, seed: int = 0, store_url: str | None = None,
-            variants: Sequence[str] = VARIANTS) -> dict[str, Any]:
-    """Return the OCR eval's figures per variant (see the module docstring)."""
+            variants: Sequence[str] = VARIANTS, report: Report | None = None
+            ) -> dict[str, Any]:
+    """Return the OCR eval's figures per variant (see the module docstring). Each variant
+    is reported to `report` as a step, its scans as documents with their pages."""
     from ..limits import check_number
     from ..parse import parse
     from ..store import open_store
@@ -295,7 +300,8 @@ def run_ocr(data: Path, *, pages: int = 40, seed: int = 0, store_url: str | None
         docs = _examples() + cuad
         refs = {d["name"]: _page_texts(parse("pdf", _subset(d["data"], d["pages"])))
                 for d in docs}
-        out = {v: _run_variant(docs, v, refs, Path(tmp), store_url) for v in variants}
+        out = {v: _run_variant(docs, v, refs, Path(tmp), store_url, report)
+               for v in counted(variants, ProgressUnit.STEP, report, lambda v: f"variant {v}")}
     pooled: dict[int, list[tuple[float, bool]]] = {0: [], 1: []}
     for r in out.values():
         for fold, h in r["word_confidence"].pop("_hits").items():

@@ -9,11 +9,14 @@ step's description. Counts are absolute, so a report may be dropped or repeated 
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol, TypeVar
 
 from ..vocab import ProgressUnit
 
-__all__ = ["ProgressUnit", "Report", "report_to"]
+__all__ = ["ProgressUnit", "Report", "counted", "report_to"]
+
+T = TypeVar("T")
 
 
 class Report(Protocol):
@@ -28,3 +31,13 @@ def report_to(report: Report | None, unit: ProgressUnit, done: int, total: int |
     """Call `report` when there is one (return None either way)."""
     if report is not None:
         report(unit, done, total, label)
+
+
+def counted(items: Sequence[T], unit: ProgressUnit, report: Report | None,
+            label: Callable[[T], str] | None = None) -> Iterator[T]:
+    """Yield `items` in order, reporting each to `report` as it starts (with `label(item)`)
+    and all of them done at the end."""
+    for k, item in enumerate(items):
+        report_to(report, unit, k, len(items), label(item) if label is not None else "")
+        yield item
+    report_to(report, unit, len(items), len(items))

@@ -27,7 +27,9 @@ from typing import Any
 
 from ..errors import NotFound, ReleaseRefused, UsageError
 from ..model import Principal, timestamp
+from ..model.progress_report import Report, report_to
 from ..store import Store
+from ..vocab import ProgressUnit
 from .contract import Contract, contract_from_dict, digest, load_contract
 from .measure import gates, measure_slas, run_classes
 from .record import (
@@ -48,6 +50,10 @@ OPEN = ("shadow", "diffed", "canary")
 
 class Releases:
     """The release steps over one store and one releases folder, acting as `actor`."""
+
+    # what `promote` does, in order, each reported as a step as it starts
+    PROMOTE_STEPS = ("measure freshness and deletion", "check the gates",
+                     "publish the candidate")
 
     def __init__(self, store: Store, root: Path, actor: str = "local") -> None:
         self.store, self.root, self.actor = store, root, actor
@@ -170,15 +176,22 @@ class Releases:
         canary = {"cohort": cohort, "principals": seen, "decision": decision, "missed": missed}
         return self._step(rec, "canary", "canary", f"cohort {cohort}: {decision}", canary=canary)
 
-    def promote(self, approved_by: str, security: dict[str, Any], embedder: Any
-                ) -> dict[str, Any]:
+    def promote(self, approved_by: str, security: dict[str, Any], embedder: Any,
+                report: Report | None = None) -> dict[str, Any]:
         """Check every gate, then publish the candidate and keep the old generation as the
-        rollback target; return the record (ReleaseRefused, nothing switched, otherwise)."""
+        rollback target; return the record (ReleaseRefused, nothing switched, otherwise).
+        Each of `PROMOTE_STEPS` is reported to `report` as it starts."""
         from ..index.generations import publish
+
+        def step(k: int) -> None:
+            names = self.PROMOTE_STEPS
+            report_to(report, ProgressUnit.STEP, k, len(names), names[k] if k < len(names) else "")
 
         rec = self._open()
         entry, contract = self._contract()
+        step(0)
         slas = measure_slas(contract, embedder)
+        step(1)
         sec = {"report": security.get("schema_name"), "ok": bool(security.get("ok")),
                "tried": security.get("tried"), "bad": security.get("bad"),
                "groups": security.get("groups_run"), "seconds": security.get("seconds"),
@@ -203,7 +216,9 @@ class Releases:
             raise ReleaseRefused(f"release {rec['release_id']} is not promoted: "
                                  + "; ".join(missing))
         base = self.store.pointer()[0]
+        step(2)
         publish(self.store, rec["candidate"])
+        step(3)
         (self.root / "canary.json").unlink(missing_ok=True)  # everyone reads it now
         until = datetime.now(UTC) + timedelta(hours=contract.rollback.window_hours)
         return self._step(

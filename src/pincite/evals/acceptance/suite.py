@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UsageError
+from ...model.progress_report import Report, report_to
+from ...vocab import ProgressUnit
 from .authz import run_authz
 from .bad_inputs import run_bad_inputs
 from .durability import run_durability
@@ -85,17 +87,20 @@ def check_selection(size: str, groups: Sequence[str]) -> list[str]:
 
 def run_acceptance(drivers: Drivers, *, size: str = "small", groups: Sequence[str] = (),
                    seed: int = DEFAULT_SEED, bipia: Path | None = None,
-                   pdfs: Path | None = None) -> dict[str, Any]:
-    """Run the acceptance groups (all, or those named) at `size`; return the report."""
+                   pdfs: Path | None = None, report: Report | None = None) -> dict[str, Any]:
+    """Run the acceptance groups (all, or those named) at `size`; return the report. Each
+    group is reported to `report` as a step as it starts."""
     chosen = check_selection(size, groups)
     options: dict[str, dict[str, Any]] = {"INJECTION": {"bipia": bipia}, "HOSTILE": {"pdfs": pdfs}}
     board = Scoreboard()
     t0 = time.perf_counter()
     with Workspace() as ws:
-        for name in chosen:
+        for k, name in enumerate(chosen):
+            report_to(report, ProgressUnit.STEP, k, len(chosen), name)
             t = time.perf_counter()
             GROUPS[name](board, ws, drivers, SIZES[size], seed, **options.get(name, {}))
             board.seconds[name] = time.perf_counter() - t
+        report_to(report, ProgressUnit.STEP, len(chosen), len(chosen))
     if not groups:
         board.not_applicable("AUTHZ", "PostgreSQL row-level security as a second wall (A8)",
                              "no PostgreSQL backend yet (issue 15)")

@@ -42,9 +42,23 @@ def help_text(args: list[str]) -> str:
     return out.stdout.rstrip()
 
 
+# the one paragraph of prose above the sections: what every long command shows on stderr
+PROGRESS = """**Progress.** Long commands say how far they are on stderr, never on stdout, so `--json`
+output is the same with progress or without it. When stderr is a terminal they show a Rich
+display that is cleared when they end: `ingest` counts documents, and the pages of a PDF as
+they are read and those read by OCR; `release promote` its steps; `eval acceptance` its
+groups; `eval ask-cuad`, `ask-tatqa` and `ask-tenders` documents and cases; `eval ocr` its
+variants, scans and pages. When stderr is not a terminal (piped, redirected, CI) they write
+plain lines instead, never carriage returns: one as each named document or step starts
+(`ingest: document 2/5 pliego.pdf`, `release promote: step 3/5 measure freshness and
+deletion`) and, for cases, one at each tenth done. `PINCITE_PROGRESS=off` turns it off,
+`plain` asks for the lines on a terminal too; `auto` (the default) chooses as above."""
+
+
 def render() -> str:
     parts = ["# CLI reference", "",
-             "Generated from `--help` by `scripts/gen_cli_docs.py`; do not edit by hand.", ""]
+             "Generated from `--help` by `scripts/gen_cli_docs.py`; do not edit by hand.", "",
+             PROGRESS, ""]
     for args in commands():
         title = " ".join(["pincite", *args])
         parts += [f"## `{title}`", "", "```", help_text(args), "```", ""]

@@ -212,9 +212,10 @@ class ParserSandbox:
     def _pass_on(self, payload: bytes, count: int, report: Report | None) -> None:
         """Give a progress message of the worker to `report`; stop the worker and raise
         ParseFailure when it is not one a parser sends, or one too many."""
-        progress = _read_progress(payload, self.limits) if report is not None else None
+        progress = _read_progress(payload, self.limits)
         # a PDF sends one per page and one per page read by OCR, and one when OCR is done
-        if progress is None or count > self.limits.max_pages + self.limits.ocr.max_pages + 1:
+        if report is None or progress is None \
+                or count > self.limits.max_pages + self.limits.ocr.max_pages + 1:
             self._stop()
             raise ParseFailure("malformed", "the parser process sent a progress report no "
                                "parser makes (or more than the page limits allow); it was "

@@ -488,7 +488,7 @@ _LAZY.update({"rank_for": "pincite.rank.company_fit", "run_rank_eval": "pincite.
               "release_ops": "pincite.release.ops", "release_status": "pincite.release.ops",
               "canary_generation": "pincite.release.ops",
               "open_embedder": "pincite.embed.factory"})
-_LAZY["fill_workbook"] = "pincite.fill.solve"  # workbook fill (issue 16), loaded on first use
+_LAZY.update(fill_workbook="pincite.fill.solve", ingest_docling="pincite.sources.docling_import")
 # what the service's rank and fill routes take over HTTP (issue 17)
 _LAZY.update({"rank_json": "pincite.rank.company_fit", "fill_upload": "pincite.fill.intake",
               "check_target_name": "pincite.fill.intake", "fill_summary": "pincite.fill.intake",

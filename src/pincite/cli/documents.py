@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
 
 
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories (walked).")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or directories (walked).")] = None,
     tenant: Annotated[str, typer.Option("--tenant", help="Tenant the sources belong to.")] = "default",
     acl: Annotated[list[str] | None, typer.Option(
         "--acl", help="ACL entry: user:NAME, group:NAME or * (repeatable; new sources default to *).")] = None,
@@ -62,6 +62,13 @@ def ingest(
     ocr_dpi: OcrDpiOpt = 300,
     ocr_max_pages: OcrPagesOpt = 500,
     ocr_page_seconds: OcrSecondsOpt = 60.0,
+    from_docling: Annotated[Path | None, typer.Option(
+        "--from-docling", help="Ingest a DoclingDocument JSON exported by docling instead of "
+        "PATHS: its tree is the text layer (docs/docling.md).")] = None,
+    docling_source: Annotated[Path | None, typer.Option(
+        "--source", help="With --from-docling: the file docling converted. Its bytes are "
+        "what citations pin, and its text must agree with the JSON's (without --source the "
+        "JSON's own bytes are pinned).")] = None,
     async_: Annotated[bool, typer.Option(
         "--async", help="Enqueue the ingest as a durable run for `pincite worker` and print "
         "its id (see `pincite runs`); the workers read the files at their absolute paths.")] = False,
@@ -78,6 +85,7 @@ def ingest(
     revision is flagged `ocr` and its citations say so.
 
     Example: pincite ingest examples/ --tenant acme --acl group:legal --json
+    Example: pincite ingest --from-docling report.json --source report.pdf
     """
     from ..library import ocr_limits
     from ..model import parse_acl_entry
@@ -85,6 +93,7 @@ def ingest(
 
     with errors():
         check_name("tenant", tenant)  # before it is echoed: no control or bidi reaches the terminal
+        _check_docling_options(paths, from_docling, docling_source, async_, follow_links)
         limits = ocr_limits(ocr_lang, enabled=not no_ocr, dpi=ocr_dpi, max_pages=ocr_max_pages,
                             page_seconds=ocr_page_seconds)
     with library(store, create=True) as lib:
@@ -100,7 +109,7 @@ def ingest(
 
             who = Principal(tenant, who.subject, who.groups)
         if async_:
-            _enqueue_ingest(lib, store, who, paths, tenant, acl_given, source_id, password,
+            _enqueue_ingest(lib, store, who, paths or [], tenant, acl_given, source_id, password,
                             not no_publish, embedder, follow_links, limits, json_)
             return
         if not json_:
@@ -111,14 +120,23 @@ def ingest(
         # -- progress (issue 30): documents and pages on stderr; JSON lines stream to
         # stdout as each file is done unless they would break into the terminal's display
         with shown("ingest") as bar:
-            streamed = json_ and bar.stdout_free
+            streamed = json_ and bar.stdout_free and from_docling is None
             # Without --acl: new sources get '*', existing ones keep their ACL.
-            results = lib.ingest(paths, tenant=tenant, acl=acl_given,
-                                 new_acl=None if acl_given else ["*"], source_id=source_id,
-                                 password=password, publish=False,
-                                 on_result=(lambda r: emit(r.to_dict())) if streamed else None,
-                                 follow_links=follow_links, principal=who, limits=limits,
-                                 report=bar.report)
+            if from_docling is not None:  # one import: docs/docling.md
+                from ..library import ingest_docling
+
+                results = [ingest_docling(lib, from_docling, source=docling_source,
+                                          tenant=tenant, acl=acl_given,
+                                          new_acl=None if acl_given else ["*"],
+                                          source_id=source_id, password=password,
+                                          limits=limits, principal=who)]
+            else:
+                results = lib.ingest(paths or [], tenant=tenant, acl=acl_given,
+                                     new_acl=None if acl_given else ["*"],
+                                     source_id=source_id, password=password, publish=False,
+                                     on_result=(lambda r: emit(r.to_dict())) if streamed else None,
+                                     follow_links=follow_links, principal=who, limits=limits,
+                                     report=bar.report)
         for r in results if not streamed else ():
             extra = f" {r.reason}: {r.detail}" if r.status == IngestStatus.QUARANTINED else ""
             flags = f" [{', '.join(r.flags)}]" if r.flags else ""
@@ -133,6 +151,25 @@ def ingest(
                 c = built.manifest["counts"]
                 typer.echo(f"published generation {built.gen_id} ({c['chunks']} chunks, "
                            f"{c['embedded']} embedded)", err=True)
+
+
+def _check_docling_options(paths: list[Path] | None, from_docling: Path | None,
+                           source: Path | None, async_: bool, follow_links: bool) -> None:
+    """Raise UsageError for PATHS and --from-docling together, or neither, and for options
+    that do not go with --from-docling."""
+    from ..errors import UsageError
+
+    if from_docling is None:
+        if source is not None:
+            raise UsageError("--source goes with --from-docling FILE.json: give both")
+        if not paths:
+            raise UsageError("give the files or folders to ingest (or --from-docling FILE.json)")
+        return
+    if paths:
+        raise UsageError("--from-docling imports one DoclingDocument JSON: give no PATHS with "
+                         "it (its --source is the file docling converted)")
+    if async_ or follow_links:
+        raise UsageError("--from-docling runs here and now: leave out --async and --follow-links")
 
 
 def _enqueue_ingest(lib: Any, store: str | None, who: Any, paths: list[Path], tenant: str,

@@ -68,12 +68,12 @@ class Node(_Input):
 
     self_ref: RefPath
     parent: Ref | None = None
-    children: list[Ref] = []
+    children: list[Ref] = Field(default_factory=list)
     content_layer: StrictStr = "body"
     label: StrictStr = "unspecified"
-    prov: list[Prov] = []
-    captions: list[Ref] = []
-    footnotes: list[Ref] = []
+    prov: list[Prov] = Field(default_factory=list)
+    captions: list[Ref] = Field(default_factory=list)
+    footnotes: list[Ref] = Field(default_factory=list)
 
 
 class TextNode(Node):
@@ -102,7 +102,7 @@ class Cell(_Input):
 class TableData(_Input):
     """A table's cells and the size of its grid."""
 
-    table_cells: list[Cell] = []
+    table_cells: list[Cell] = Field(default_factory=list)
     num_rows: Count = 0
     num_cols: Count = 0
 
@@ -142,12 +142,12 @@ class DoclingDocumentIn(_Input):
     name: StrictStr = ""
     origin: Origin | None = None
     body: Node
-    groups: list[Node] = []
-    texts: list[TextNode] = []
-    tables: list[TableNode] = []
-    pictures: list[Node] = []
-    key_value_items: list[Node] = []
-    form_items: list[Node] = []
-    field_regions: list[Node] = []
-    field_items: list[Node] = []
-    pages: dict[Annotated[str, Field(pattern=r"^\d{1,7}$")], Page] = {}
+    groups: list[Node] = Field(default_factory=list)
+    texts: list[TextNode] = Field(default_factory=list)
+    tables: list[TableNode] = Field(default_factory=list)
+    pictures: list[Node] = Field(default_factory=list)
+    key_value_items: list[Node] = Field(default_factory=list)
+    form_items: list[Node] = Field(default_factory=list)
+    field_regions: list[Node] = Field(default_factory=list)
+    field_items: list[Node] = Field(default_factory=list)
+    pages: dict[Annotated[str, Field(pattern=r"^\d{1,7}$")], Page] = Field(default_factory=dict)

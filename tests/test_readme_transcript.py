@@ -126,7 +126,7 @@ def test_masks_hide_what_varies_and_keep_what_the_reader_checks():
 
 def _command_rows() -> list[str]:
     """Return the heads of the README's command table rows (`pincite …`)."""
-    return re.findall(r"^\| `(pincite [^`]*)` \|", _readme(), re.M)
+    return re.findall(r"^\| `(pincite [^`]*)`", _readme(), re.M)
 
 
 def _groups() -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -158,3 +158,34 @@ def scale_title(scale: str, currency: tuple[str, str] | None, seed: str,
     code, sym = currency or ("USD", "$")
     wordings = (labels or default_labels()).scales[scale]
     return wordings[seed_hash(seed) % len(wordings)].format(cur=code, sym=sym)
+
+
+@dataclass(frozen=True)
+class TargetWords:
+    """How `eval fill` writes a target: which headers name a year, the scale and currency
+    a text states, the title's scale wording, and period and row-label respellings. The
+    independent words (`independent_words`) come from a label file and this module's
+    regexes; `evals.fill_product_words` builds the product's own vocabulary instead."""
+
+    name: str
+    has_year: Callable[[str], bool]
+    scale_of: Callable[[str], str | None]
+    names_unit: Callable[[str], bool]
+    title: Callable[[str, str, str], str]       # (scale, table text, seed)
+    period: Callable[[str, str], str]           # (header, seed)
+    label: Callable[[str, str], str]            # (row label, seed)
+    kind: Callable[[str], str]                  # how a label is respelled
+    path: str = ""
+
+
+def independent_words(labels: TargetLabels | None = None) -> TargetWords:
+    """Return the eval's own target words: `labels` (default: the checkout's label file)
+    and this module's year, scale and currency readers."""
+    lab = labels or default_labels()
+    return TargetWords(
+        name="independent", has_year=lambda x: bool(years_in(x)), scale_of=scale_of,
+        names_unit=lambda x: currency_of(x) is not None,
+        title=lambda scale, text, seed: scale_title(scale, currency_of(text), seed, lab),
+        period=lambda x, seed: respell_period(x, seed, lab),
+        label=lambda x, seed: respell_label(x, seed, lab),
+        kind=lambda x: label_kind(x, lab), path=lab.path)

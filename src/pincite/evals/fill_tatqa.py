@@ -30,10 +30,18 @@ the right table). A cell is `written_right` when the write equals the expected v
 `unsupported_write`, `schema_gap` — the target could not hold the cell — or the axis that
 failed to align: `wrong_row`, `wrong_period`, `wrong_unit`). Each failure keeps the seed's
 reproduce record. Table-level, per target table: whether its context's table is the first
-route (`route_top1`) or among those kept (`route_found`). With `--folds K`, the contexts
-are split by `evals.folds.fold_of`; per
-fold, (`min_score`, `margin`) are chosen on the other folds from `GRID` and measured on
-the held-out fold (the candidates are ranked once; only the write-or-stop rule varies).
+route (`route_top1`) or among those kept (`route_found`). Scoring: `fill_scoring`.
+
+With `--folds K` the contexts are split by `evals.folds.fold_of`; per fold, a row aligner
+(`fill.row_model`) is fitted on the other folds' candidate pairs (`fill_rows_fit`, always
+from the independent labels' targets), the setting — keep threshold, `min_score`,
+`margin` — is chosen on the other folds ranked by cross-fitted aligners, and the
+held-out fold is ranked by the aligner of the other folds (`fill_choice`). Beside it:
+the keep threshold alone at the shipped write rule (`shipped_rule`), and the rules alone
+(`rules_only`). `refit=True` also returns the aligner to ship (`refit`;
+`scripts/fit_fill_aligner.py`). `words=fill_product_words.product_words()` builds the
+targets in the product's own vocabulary, as before the label file
+(`scripts/eval_fill_product.py`).
 """
 
 from __future__ import annotations
@@ -48,28 +56,34 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from ..evals.fill_choice import (
+    Ranked,
+    decide,
+    fold_report,
+    keep_all,
+    rates,
+    refit_shipped,
+    total,
+)
 from ..evals.fill_relabel import (
     NEXT_SCALE,
     TargetLabels,
-    currency_of,
+    TargetWords,
     default_labels,
-    label_kind,
+    independent_words,
     load_labels,
-    respell_label,
-    respell_period,
-    scale_of,
-    scale_title,
-    years_in,
 )
-from ..evals.folds import check_folds, fold_of
+from ..evals.fill_relabel import respell_label as respell_label
+from ..evals.fill_relabel import respell_period as respell_period
+from ..evals.fill_rows_fit import case_pairs
+from ..evals.fill_scoring import facts_of, score_case
+from ..evals.folds import check_folds
 from ..evals.tatqa import _contexts, _is_value, _norm_space, oracle_header_rows
-from ..fill.program import fill_program
-from ..fill.rank import MARGIN, MIN_SCORE, choose
+from ..fill.rank import MARGIN, MIN_SCORE
+from ..fill.row_model import active_aligner, label_encoder
 from ..fill.solve import run_fill
+from ..fill.target import compile_target
 
-GRID_MIN = (14.0, 16.0, 18.0, 20.0, 22.0, 24.0)
-GRID_MARGIN = (1.0, 2.0, 3.0, 4.0, 5.0)
-WRONG_WEIGHT = 10.0  # the figure folds maximise: (right - 10 × wrong) / cells
 MAX_EXAMPLES = 60
 _NUM_RE = re.compile(r"-?\d[\d,]*\.?\d*")
 _NOT_SPANNING = re.compile(
@@ -106,23 +120,24 @@ def answer_values(ctx: Mapping[str, Any]) -> set[Decimal]:
     return out
 
 
-def build_case(ctx: Mapping[str, Any], labels: TargetLabels | None = None
+def build_case(ctx: Mapping[str, Any], labels: TargetLabels | TargetWords | None = None
                ) -> dict[str, Any] | None:
     """Return the source HTML, the target workbook bytes and the expected answer cells of a
     context (None when it has no answer cell); the target's words come from `labels`
-    (default: evals/fill_labels/tatqa_dev.json), never from the product's vocabulary."""
+    (default: evals/fill_labels/tatqa_dev.json), never from the product's vocabulary
+    unless `labels` is `fill_product_words.product_words()`."""
     from openpyxl import Workbook
     from openpyxl.styles import Alignment
     from openpyxl.utils import get_column_letter
 
-    labels = labels or default_labels()
+    words = labels if isinstance(labels, TargetWords) else independent_words(labels)
     uid = ctx["table"]["uid"]
     raw = [[_norm_space(c) for c in row] for row in ctx["table"]["table"]]
     n_cols = max((len(r) for r in raw), default=0)
     raw = [r + [""] * (n_cols - len(r)) for r in raw]
     h = oracle_header_rows(raw)
     for r in range(h, len(raw)):  # a second header inside the body: keep the first block
-        if any(years_in(x) for x in raw[r][1:]) and not any(
+        if any(words.has_year(x) for x in raw[r][1:]) and not any(
                 _is_value(x) for x in raw[r][1:]):
             raw = raw[:r]
             break
@@ -133,28 +148,29 @@ def build_case(ctx: Mapping[str, Any], labels: TargetLabels | None = None
     if not answers or h == 0:
         return None
     text = " ".join(" ".join(r) for r in raw)
-    src_scale = scale_of(text)
+    src_scale = words.scale_of(text)
     relabel = NEXT_SCALE.get(src_scale or "") if "except" not in text.casefold() else None
     wb = Workbook()
     ws = wb.active
     ws.title = "Model"
-    title = scale_title(relabel, currency_of(text), uid, labels) if relabel else None
+    title = words.title(relabel, text, uid) if relabel else None
     ws.append([f"Operating model ({title})" if title else "Operating model"])
     ws.append([])
     top = 3
-    year_row = next((i for i in range(h) if any(years_in(x) for x in raw[i][1:])), None)
+    year_row = next((i for i in range(h) if any(words.has_year(x) for x in raw[i][1:])), None)
     if year_row is None:
         return None
 
-    def words(x: str) -> str:
+    def bare(x: str) -> str:
         """Return a spanning header's words without its unit or scale ("(in thousand NT dollars)")."""
-        return re.sub(r"\([^)]*\)", "", x).strip() if scale_of(x) or currency_of(x) else x
+        return re.sub(r"\([^)]*\)", "", x).strip() if words.scale_of(x) or words.names_unit(x) else x
 
     def spanning(x: str) -> bool:
         """Return True when a header above the periods names something (not a date or unit)."""
-        x = words(x)
-        return bool(x and not years_in(x) and re.search(r"[A-Za-z]{3}", x)
-                    and not scale_of(x) and not currency_of(x) and not _NOT_SPANNING.search(x))
+        x = bare(x)
+        return bool(x and not words.has_year(x) and re.search(r"[A-Za-z]{3}", x)
+                    and not words.scale_of(x) and not words.names_unit(x)
+                    and not _NOT_SPANNING.search(x))
 
     upper = [i for i in range(h) if i != year_row and any(spanning(x) for x in raw[i][1:])]
     out_r = top
@@ -162,7 +178,7 @@ def build_case(ctx: Mapping[str, Any], labels: TargetLabels | None = None
         last = None
         for c in range(1, n_cols):
             if spanning(raw[i][c]):
-                ws.cell(out_r, c + 1, words(raw[i][c]))
+                ws.cell(out_r, c + 1, bare(raw[i][c]))
                 last = c
             elif last is not None and raw[year_row][c]:
                 ws.merge_cells(start_row=out_r, start_column=last + 1, end_row=out_r,
@@ -171,10 +187,11 @@ def build_case(ctx: Mapping[str, Any], labels: TargetLabels | None = None
     ws.cell(out_r, 1, "Metric")
     for c in range(1, n_cols):
         if raw[year_row][c]:
-            ws.cell(out_r, c + 1, respell_period(raw[year_row][c], f"{uid}:{c}", labels))
+            ws.cell(out_r, c + 1, words.period(raw[year_row][c], f"{uid}:{c}"))
     out_r += 1
     expected = []
     kinds: Counter[str] = Counter()
+    row_map: dict[int, int] = {}  # target sheet row -> the TAT-QA grid row it was built from
     section = False
     for r in range(h, len(raw)):
         label = raw[r][0]
@@ -182,8 +199,9 @@ def build_case(ctx: Mapping[str, Any], labels: TargetLabels | None = None
             continue
         values = [raw[r][c] for c in range(1, n_cols)]
         is_section = not any(values)
-        lab = ws.cell(out_r, 1, respell_label(label, f"{uid}:{r}", labels))
-        kinds[label_kind(label, labels)] += 1
+        lab = ws.cell(out_r, 1, words.label(label, f"{uid}:{r}"))
+        row_map[out_r] = r
+        kinds[words.kind(label)] += 1
         if section and not is_section and not label.casefold().startswith("total"):
             lab.alignment = Alignment(indent=1)
         if is_section:
@@ -216,131 +234,18 @@ def build_case(ctx: Mapping[str, Any], labels: TargetLabels | None = None
                    for row in raw)
     page = (f"<!DOCTYPE html>\n<html><body>\n{paras}<table>\n{rows}</table>\n</body></html>\n")
     return {"uid": uid, "source": page.encode(), "target": buf.getvalue(),
-            "cells": expected, "scale_relabel": bool(relabel), "label_kinds": kinds}
-
-
-# ---- scoring ------------------------------------------------------------------------------
-
-def _fact_view(f: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if f is None:
-        return None
-    return {"fact_id": f["fact_id"], "value": f["value"], "row_path": f["row_path"],
-            "column_path": f["column_path"], "table_id": f.get("table_id")}
-
-
-def classify(cell: Mapping[str, Any], decision: Mapping[str, Any] | None,
-             write: Mapping[str, Any] | None, expected_fact: Mapping[str, Any] | None,
-             facts: Mapping[str, Mapping[str, Any]], routed: list[str],
-             rejected: bool) -> tuple[str, str | None]:
-    """Return (outcome, failure class) of one answer cell: outcome `right`, `wrong` or
-    `unresolved`; the class is None when right."""
-    want = cell["expected"]
-    if decision is None:
-        return "unresolved", "schema_gap"
-    if write is not None:
-        if Decimal(write["value"]) == want:
-            return "right", None
-        win = facts.get(write["source_fact_ids"][0])
-        if expected_fact is None or win is None or win.get("table_id") != expected_fact.get("table_id"):
-            return "wrong", "wrong_table"
-        if win.get("grid_row") != expected_fact.get("grid_row"):
-            return "wrong", "wrong_row"
-        if win.get("grid_col") != expected_fact.get("grid_col"):
-            return "wrong", "wrong_period"
-        return "wrong", "wrong_unit"
-    if rejected:
-        return "unresolved", "unsupported_write"
-    if expected_fact is None or expected_fact.get("table_id") not in routed:
-        return "unresolved", "missing_route"
-    if decision.get("reason") == "ambiguous":
-        return "unresolved", "ambiguous"
-    ids = {c["fact_id"] for c in decision.get("candidates") or ()}
-    if decision.get("reason") == "scale_unstated":
-        return "unresolved", "wrong_unit"
-    if expected_fact["fact_id"] in ids:
-        return "unresolved", "wrong_unit" if decision.get("reason") == "below_min_score" else "ambiguous"
-    same_row = [c for c in decision.get("candidates") or ()
-                if facts.get(c["fact_id"], {}).get("grid_row") == expected_fact.get("grid_row")]
-    return "unresolved", "wrong_period" if same_row else "wrong_row"
-
-
-def _score(case: Mapping[str, Any], res: Any, decisions: Mapping[str, Mapping[str, Any]],
-           program: Mapping[str, Any]) -> tuple[Counter[str], list[dict[str, Any]]]:
-    facts = {f["fact_id"]: f for f in res.artifacts["facts"]["facts"]}
-    src_doc = f"tatqa/{case['uid']}.html"
-    by_place = {(f["grid_row"], f["grid_col"]): f for f in facts.values()
-                if f["doc_id"].startswith(src_doc + "@") and f.get("table_id")}
-    routed = [t["source_table"] for r in res.artifacts["routing"]["retrieval"]["routes"]
-              for t in r["tables"]]
-    writes = {w["cell_id"]: w for w in program["writes"]}
-    rejected = {w["cell_id"] for w in program["rejected"]}
-    counts: Counter[str] = Counter()
-    records = []
-    for route in res.artifacts["routing"]["retrieval"]["routes"]:  # table-level metrics
-        kept = [t["source_table"] for t in route["tables"]]
-        own = [t for t in kept if t.startswith(src_doc + "@")]
-        counts["target_tables"] += 1
-        counts["route_top1"] += int(bool(kept) and kept[0].startswith(src_doc + "@"))
-        counts["route_found"] += int(bool(own))
-    for cell in case["cells"]:
-        cid = f"Model!{cell['ref']}"
-        exp_fact = by_place.get((cell["row"], cell["col"]))
-        outcome, cls = classify(cell, decisions.get(cid), writes.get(cid), exp_fact, facts,
-                                routed, cid in rejected)
-        counts["cells"] += 1
-        counts[{"right": "written_right", "wrong": "written_wrong",
-                "unresolved": "unresolved"}[outcome]] += 1
-        if cls:
-            counts["class:" + cls] += 1
-            w = writes.get(cid)
-            win = facts.get(w["source_fact_ids"][0]) if w else None
-            records.append({"case_id": f"{case['uid']}:{cell['ref']}", "target_cell": cid,
-                            "outcome": outcome,
-                            "expected": str(cell["expected"]),
-                            "actual": w["value"] if w else None, "failure_class": cls,
-                            "winner": _fact_view(win), "expected_fact": _fact_view(exp_fact),
-                            "reason": (decisions.get(cid) or {}).get("reason"),
-                            "candidates": [{k: c[k] for k in ("fact_id", "value", "row_path",
-                                                              "column_path", "score", "parts")}
-                                           for c in ((decisions.get(cid) or {}).get(
-                                               "candidates") or [])[:2]]})
-    return counts, records
-
-
-def _decide(ranking: Mapping[str, Any], universe: Mapping[str, Any], min_score: float,
-            margin: float) -> tuple[dict[str, Any], dict[str, Any]]:
-    cells = []
-    for c in ranking["cells"]:
-        cands = c.get("candidates") or []
-        full = c.get("_all", cands)
-        cells.append({**c, **choose(full, min_score=min_score, margin=margin)})
-    r = {**ranking, "cells": cells}
-    return {c["cell_id"]: c for c in cells}, fill_program(r, universe)
-
-
-def _rates(c: Mapping[str, int]) -> dict[str, Any]:
-    n = c.get("cells", 0)
-    return {"cells": n, "written_right": c.get("written_right", 0),
-            "written_wrong": c.get("written_wrong", 0), "unresolved": c.get("unresolved", 0),
-            "right_rate": round(c.get("written_right", 0) / n, 4) if n else 0.0,
-            "wrong_rate": round(c.get("written_wrong", 0) / n, 4) if n else 0.0}
-
-
-def _figure(c: Mapping[str, int]) -> float:
-    n = c.get("cells", 0)
-    return (c.get("written_right", 0) - WRONG_WEIGHT * c.get("written_wrong", 0)) / n if n else 0.0
-
-
-def _sum(per: Mapping[str, Counter[str]], ids: list[str]) -> Counter[str]:
-    out: Counter[str] = Counter()
-    for d in ids:
-        out.update(per[d])
-    return out
+            "cells": expected, "scale_relabel": bool(relabel), "label_kinds": kinds,
+            "row_map": row_map}
 
 
 def run_fill_eval(data: Path, store_url: str | None = None, folds: int | None = None,
-                  limit: int | None = None, label_file: Path | None = None) -> dict[str, Any]:
-    """Run the fill eval on a TAT-QA folder; return the JSON report (module docstring)."""
+                  limit: int | None = None, label_file: Path | None = None,
+                  words: TargetWords | None = None, aligner: str | None = "shipped",
+                  refit: bool = False) -> dict[str, Any]:
+    """Run the fill eval on a TAT-QA folder; return the JSON report (module docstring).
+    `words`: the target's words (default: the label file's); `aligner`: "shipped" (the
+    shipped row aligner where MiniLM is installed) or None (rows by the rules alone);
+    `refit`: also fit the aligner to ship (`fill_choice.refit_shipped`)."""
     from ..limits import check_number
     from ..model import Principal
     from ..sources.ingest import Ingestor
@@ -350,13 +255,21 @@ def run_fill_eval(data: Path, store_url: str | None = None, folds: int | None = 
         check_number("--limit", limit, 1, 10**6, integer=True)
     contexts = [ctx for _, ctx in _contexts(data)][:limit]
     labels = load_labels(label_file) if label_file is not None else default_labels()
-    cases = [c for c in (build_case(ctx, labels) for ctx in contexts) if c is not None]
+    own_words = independent_words(labels)
+    words = words or own_words
+    cases = [c for c in (build_case(ctx, words) for ctx in contexts) if c is not None]
     if folds is not None:
         folds = check_folds(folds, [c["uid"] for c in cases])
+    encoder = label_encoder() if aligner is not None else None
+    shipped = active_aligner() if aligner == "shipped" else None
+    # aligners are fitted on the independent words' pairs, whatever words the targets use
+    pair_cases = {c["uid"]: c for c in (cases if words is own_words else (
+        build_case(ctx, own_words) for ctx in contexts)) if c is not None}
     who = Principal.parse("eval:fill:analysts")
-    per_setting: dict[tuple[float, float], dict[str, Counter[str]]] = {}
-    shipped: dict[str, Counter[str]] = {}
+    counts: dict[str, Counter[str]] = {}
     records: list[dict[str, Any]] = []
+    ranked: list[Ranked] = []
+    pairs: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="pincite-fill-eval-") as tmp:
         store = open_store(store_url or Path(tmp) / "store", create=True)
         try:
@@ -369,50 +282,41 @@ def run_fill_eval(data: Path, store_url: str | None = None, folds: int | None = 
                 tpath.write_bytes(c["target"])
                 others = [cases[(i + k) % len(cases)]["uid"] for k in (1, 2) if len(cases) > k]
                 docs = [f"tatqa/{c['uid']}.html", *(f"tatqa/{u}.html" for u in others)]
-                res = run_fill(store, who, tpath, docs, min_score=0.0, margin=0.0)
-                ranking = res.artifacts["candidates"]
-                for cell in ranking["cells"]:
-                    cell["_all"] = cell.get("candidates") or []
-                uni = res.artifacts["facts"]
-                for ms in GRID_MIN:
-                    for mg in GRID_MARGIN:
-                        dec, prog = _decide(ranking, uni, ms, mg)
-                        cnt, recs = _score(c, res, dec, prog)
-                        per_setting.setdefault((ms, mg), {})[c["uid"]] = cnt
-                        if (ms, mg) == (MIN_SCORE, MARGIN):
-                            shipped[c["uid"]] = cnt
-                            records.extend(recs)
+                res = run_fill(store, who, tpath, docs, min_score=0.0, margin=0.0,
+                               aligner=shipped)
+                uni, tgt = res.artifacts["facts"], res.artifacts["target"]
+                facts_at = facts_of(c, uni)
+                dec, prog = decide(keep_all(res.artifacts["candidates"]), uni, MIN_SCORE, MARGIN)
+                counts[c["uid"]], recs = score_case(c, facts_at, res.artifacts["routing"], dec,
+                                                    prog)
+                records.extend(recs)
+                ranked.append(Ranked(c, tgt, uni, facts_at))
+                pc, ptgt = pair_cases.get(c["uid"]), tgt
+                if pc is not None and encoder is not None and (folds is not None or refit):
+                    if pc is not c:
+                        (Path(tmp) / "pairs.xlsx").write_bytes(pc["target"])
+                        ptgt = compile_target(Path(tmp) / "pairs.xlsx")
+                    pairs[c["uid"]] = case_pairs(c["uid"], pc["row_map"], ptgt, uni, encoder)
         finally:
             store.close()
-    total = _sum(shipped, list(shipped))
-    classes = {k[6:]: v for k, v in sorted(total.items()) if k.startswith("class:")}
+    tot = total(counts, list(counts))
     by_class: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_class.setdefault(r["failure_class"], []).append(r)
     out: dict[str, Any] = {
-        **_rates(total), "contexts": len(cases), "min_score": MIN_SCORE, "margin": MARGIN,
-        "failure_classes": classes,
+        **rates(tot), "contexts": len(cases), "min_score": MIN_SCORE, "margin": MARGIN,
+        "row_aligner": None if shipped is None else {
+            "threshold": shipped[0].threshold, "provenance": dict(shipped[0].provenance)},
+        "failure_classes": {k[6:]: v for k, v in sorted(tot.items()) if k.startswith("class:")},
         "examples": {k: v[:MAX_EXAMPLES] for k, v in sorted(by_class.items())},
         "scale_relabelled_contexts": sum(1 for c in cases if c["scale_relabel"]),
-        "labels": "independent", "label_file": labels.path,
+        "labels": words.name, "label_file": words.path,
         "row_labels": dict(sorted(sum((c["label_kinds"] for c in cases), Counter()).items())),
-        "tables": {"target_tables": total["target_tables"],
-                   "route_top1": total["route_top1"], "route_found": total["route_found"]}}
+        "tables": {"target_tables": tot["target_tables"],
+                   "route_top1": tot["route_top1"], "route_found": tot["route_found"]}}
     if folds is not None:
-        rows = []
-        fit_all: Counter[str] = Counter()
-        held_all: Counter[str] = Counter()
-        uids = list(shipped)
-        for k in range(folds):
-            held = [u for u in uids if fold_of(u, folds) == k]
-            fit = [u for u in uids if fold_of(u, folds) != k]
-            best = max(per_setting, key=lambda s: (_figure(_sum(per_setting[s], fit)),
-                                                   s == (MIN_SCORE, MARGIN), s))
-            f_c, h_c = _sum(per_setting[best], fit), _sum(per_setting[best], held)
-            fit_all.update(f_c)
-            held_all.update(h_c)
-            rows.append({"fold": k, "contexts": len(held), "min_score": best[0],
-                         "margin": best[1], "fit": _rates(f_c), "held_out": _rates(h_c)})
-        out["folds"] = {"k": folds, "folds": rows, "pooled": {
-            "fit": _rates(fit_all), "held_out": _rates(held_all)}}
+        out["folds"] = fold_report(ranked, pairs, encoder, folds)
+    if refit:
+        out["refit"] = refit_shipped(ranked, pairs, encoder, {
+            "data": str(data), "contexts": len(cases), "labels": own_words.path})
     return out

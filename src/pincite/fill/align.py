@@ -3,7 +3,12 @@ and columns each target row and column may stand for, by full header paths.
 
 Rows: `path_similarity` of the target row path and each source row path (synonym classes,
 EN/ES, then content words); every source row at `ROW_MIN` or above is kept, best first;
-an axis is *ambiguous* when the two best differ by less than `AXIS_TIE`. Columns: the
+an axis is *ambiguous* when the two best differ by less than `AXIS_TIE`. With a row
+aligner (`row_model`: MiniLM cosine, lexical overlap, the rules' similarity and the
+margins to the runner-up, combined by a fitted, calibrated model), a target row the rules
+align to no row of the source table keeps the source rows the model gives probability
+`threshold` or more, each with that probability as its similarity (`by: "model"`); rows
+the rules keep say `by: "rule"`. Without one, rows align by the rules alone. Columns: the
 `Period` of each path (FY / calendar / `2024A` / `ejercicio 2024`, scenario) must match
 (`period_match`); where neither side names a period the non-period words decide.
 """
@@ -15,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .labels import Period, label_tokens, path_similarity, period_match
+from .row_model import CLAIM, ROW_MIN, Encoder, RowAligner
 
-ROW_MIN = 0.5
 AXIS_TIE = 0.1
 _PERIODISH = re.compile(r"^(?:(?:19|20)\d{2}[a-z]?|fy\d{2,4}[a-z]?|fiscal|year|ended|ejercicio"
                         r"|actual|budget|forecast|q[1-4]|h[12]|december|june|march"
@@ -48,16 +53,52 @@ def column_similarity(target: Mapping[str, Any], source: Mapping[str, Any]) -> t
     return pm, words
 
 
-def align_tables(target: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
+def _row_keep(tr: Mapping[str, Any], source: Mapping[str, Any], probs: Any,
+              threshold: float) -> list[dict[str, Any]]:
+    """Return the source rows a target row may be, best first: the rules' (similarity
+    ≥ `ROW_MIN`); where the rules keep none and the model gave probabilities, the model's
+    (probability ≥ `threshold`)."""
+    found: list[tuple[float, int, dict[str, Any]]] = []
+    sims = [path_similarity(tr["row_path"], sr["row_path"]) for sr in source["rows"]]
+    for s, sr in zip(sims, source["rows"], strict=True):
+        if s >= ROW_MIN:
+            found.append((s, sr["row"], {} if probs is None else {"by": "rule"}))
+    if probs is not None and not found:
+        for j, sr in enumerate(source["rows"]):
+            p = round(float(probs[j]), 4)
+            if p >= threshold:
+                found.append((p, sr["row"], {"by": "model", "probability": p}))
+    found.sort(key=lambda x: (-x[0], x[1]))
+    return [{"row": r, "similarity": round(s, 4), **extra} for s, r, extra in found]
+
+
+def _one_to_one(target: Mapping[str, Any], source: Mapping[str, Any], probs: Any) -> Any:
+    """Return the model's probabilities with every source row left only to the target row
+    that wants it most (of those the rules align to no row here), and none for a source
+    row the rules already give another target row (similarity ≥ `CLAIM`)."""
+    import numpy as np
+
+    rule = np.array([[path_similarity(tr["row_path"], sr["row_path"]) for sr in source["rows"]]
+                     for tr in target["rows"]]).reshape(probs.shape)
+    free_t = rule.max(axis=1, initial=0.0) < ROW_MIN
+    free_s = rule.max(axis=0, initial=0.0) < CLAIM
+    p = np.where(free_t[:, None] & free_s[None, :], probs, 0.0)
+    return np.where(p >= p.max(axis=0, initial=0.0, keepdims=True), p, 0.0)
+
+
+def align_tables(target: Mapping[str, Any], source: Mapping[str, Any],
+                 aligner: tuple[RowAligner, Encoder] | None = None) -> dict[str, Any]:
     """Return the alignment of a target table with a source table: per target row the
-    source rows it may be (with similarity), per target column the source columns of the
-    same period, the ambiguous axes, and the mapped counts."""
+    source rows it may be (with similarity; with `aligner`, also the rows its model
+    finds), per target column the source columns of the same period, the ambiguous axes,
+    and the mapped counts."""
     rows = []
     ambiguous = []
-    for tr in target["rows"]:
-        sims = sorted(((path_similarity(tr["row_path"], sr["row_path"]), sr["row"])
-                       for sr in source["rows"]), key=lambda x: (-x[0], x[1]))
-        keep = [{"row": r, "similarity": round(s, 4)} for s, r in sims if s >= ROW_MIN]
+    probs = _one_to_one(target, source, aligner[0].probabilities(
+        target, source, aligner[1])) if aligner else None
+    for i, tr in enumerate(target["rows"]):
+        keep = _row_keep(tr, source, None if probs is None else probs[i],
+                         aligner[0].threshold if aligner else 1.0)
         rows.append({"row": tr["row"], "row_path": tr["row_path"], "source_rows": keep})
         if len(keep) > 1 and keep[0]["similarity"] - keep[1]["similarity"] < AXIS_TIE:
             ambiguous.append({"axis": "row", "target": tr["row_path"],

@@ -100,6 +100,13 @@ def _bare(text: str) -> str:
     return " ".join(us_spelling(w) for w in t.split())
 
 
+@lru_cache(maxsize=65536)
+def plain_label(text: str) -> str:
+    """Return a label as the rules read it: folded, abbreviations written out, footnote
+    marks and unit or scale parentheses dropped, US spelling."""
+    return _bare(text)
+
+
 @lru_cache(maxsize=1)
 def _class_index() -> dict[str, str]:
     out: dict[str, str] = {}

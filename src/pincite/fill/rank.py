@@ -3,7 +3,8 @@
 A cell's candidates are the facts of the routed source tables at the source rows and
 columns its row and column align with. Each gets score parts:
 
-- `row`      path similarity of the row paths × `W["row"]`
+- `row`      path similarity of the row paths × `W["row"]` (for a row only the row
+             aligner found, its probability; `row_alignment` says which)
 - `column`   share of the target column's non-period words the source column has × `W["column"]`
 - `period`   `W["period"]` when the periods match (0 when neither names one)
 - `unit`     `W["unit"]` when unit and scale are known on both sides and compatible,
@@ -84,11 +85,15 @@ def cell_candidates(cell: Mapping[str, Any], routes: Sequence[Mapping[str, Any]]
                         "negatives": -W["negatives"] * min(3, extra_tokens(cell["row_path"],
                                                                            f["row_path"])),
                     }
-                    out.append({"fact_id": f["fact_id"], "doc_id": f["doc_id"],
-                                "table_id": f["table_id"], "value": value,
-                                "source_value": f["value"], "row_path": f["row_path"],
-                                "column_path": f["column_path"], "conversion": conv,
-                                "parts": parts})
+                    rec = {"fact_id": f["fact_id"], "doc_id": f["doc_id"],
+                           "table_id": f["table_id"], "value": value,
+                           "source_value": f["value"], "row_path": f["row_path"],
+                           "column_path": f["column_path"], "conversion": conv,
+                           "parts": parts}
+                    if "by" in sr:  # aligned with a row model: how, and its probability
+                        rec["row_alignment"] = {"by": sr["by"],
+                                                "probability": sr.get("probability")}
+                    out.append(rec)
     docs_by_value: dict[str, set[str]] = defaultdict(set)
     for c in out:
         docs_by_value[c["value"]].add(c["doc_id"])

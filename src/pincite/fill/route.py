@@ -8,9 +8,13 @@ tables worth aligning, by reciprocal rank fusion of three recall channels.
 - `vectors`: cosine of the same texts under the hash embedder (`embed.hashing`).
 
 The fused list (`retrieve.fusion.rrf`, k = `RRF_K`) is reranked by how much of the target
-the alignment maps (`align.coverage_of`), then fused order; `ROUTE_KEEP` tables are kept.
+the rules' alignment maps (`align.coverage_of`), then fused order; `ROUTE_KEEP` tables are kept.
 Every kept table records its rank in each channel, its fused rank and score, and its
-alignment coverage. Channels route; they never decide a value.
+alignment coverage. Channels route; they never decide a value. With a row aligner
+(`row_model`), the first table kept — the one the rules show to be the target's source —
+is aligned again with it, so target rows the rules leave unaligned may take its rows;
+other tables keep the rules' rows alone (a row found by the model in another document's
+table is a guess).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ..embed.hashing import HashEmbedder
 from ..retrieve.fusion import rrf
 from .align import align_tables, as_period, coverage_of
 from .labels import label_class, label_tokens
+from .row_model import Encoder, RowAligner
 
 RRF_K = 60.0
 ROUTE_KEEP = 8
@@ -86,10 +91,10 @@ def _filters(target: Mapping[str, Any], sources: Sequence[Mapping[str, Any]]) ->
     return [t for t, _, _ in sorted(scored, key=lambda x: (-x[1], -x[2], x[0]))]
 
 
-def route_tables(targets: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]]
-                 ) -> dict[str, Any]:
+def route_tables(targets: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]],
+                 aligner: tuple[RowAligner, Encoder] | None = None) -> dict[str, Any]:
     """Return the routing of every target table (`table_retrieval.json`) and the
-    alignments of the tables kept (`table_alignment.json`)."""
+    alignments of the tables kept (`table_alignment.json`); `aligner` as `align_tables`."""
     by_id = {s["table_id"]: s for s in sources}
     terms = {s["table_id"]: table_terms(s) for s in sources}
     emb = HashEmbedder()
@@ -115,10 +120,12 @@ def route_tables(targets: Sequence[Mapping[str, Any]], sources: Sequence[Mapping
             cov = coverage_of(al, n_rows, n_cols)
             scored.append((cov, -fused_rank, sid, score, al))
         scored.sort(key=lambda x: (-x[0], -x[1]))
-        kept = []
+        kept: list[dict[str, Any]] = []
         for rank, (cov, neg_fused, sid, score, al) in enumerate(scored[:ROUTE_KEEP], start=1):
             if cov <= 0:
                 continue
+            if aligner is not None and not kept:  # the rules' first table: rows by the model too
+                al = align_tables(t, by_id[sid], aligner)
             kept.append({"source_table": sid, "doc_id": by_id[sid]["doc_id"], "rank": rank,
                          "fused_rank": -neg_fused, "fused_score": round(score, 6),
                          "alignment_coverage": round(cov, 4),

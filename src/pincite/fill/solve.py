@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from .. import faults
 from ..cite.resolve import resolve_doc
-from ..errors import OutputUnwritable
+from ..errors import OutputUnwritable, UsageError
 from ..model import Principal
 from .coverage import marks_template, obligations, read_marks, validate_coverage
 from .fact_universe import build_universe
@@ -44,6 +44,7 @@ from .output import audit, audit_workbook, filled_workbook, report_html, summary
 from .program import fill_program
 from .rank import MARGIN, MIN_SCORE, rank_cells
 from .route import route_tables
+from .row_model import Encoder, RowAligner, active_aligner
 from .target import check_target, compile_target
 from .trace import Tracer, default_trace, set_attrs
 
@@ -222,10 +223,20 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
              min_score: float = MIN_SCORE, margin: float = MARGIN, review: bool = False,
              model_endpoint: str | None = None, model: str | None = None,
              fallback: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]],
-                                list[dict[str, Any]]] | None = None) -> FillResult:
+                                list[dict[str, Any]]] | None = None,
+             aligner: tuple[RowAligner, Encoder] | None | str = "shipped") -> FillResult:
     """Fill a copy of `target` from `docs` as `principal` may read them; with `out`,
-    write every artifact there and resume from its checkpoints. Return the result."""
+    write every artifact there and resume from its checkpoints. Return the result.
+    `aligner`: "shipped" (the shipped row aligner where MiniLM is installed), None (rows
+    by the rules alone) or a (model, encoder) pair."""
     target = Path(target)
+    if isinstance(aligner, str):
+        if aligner != "shipped":
+            raise UsageError(f"unknown row aligner {aligner!r}: give 'shipped', None or a model")
+        rows_by: tuple[RowAligner, Encoder] | None = active_aligner()
+    else:
+        rows_by = aligner
+    row_model = rows_by[0].to_dict() if rows_by is not None else None
     data = check_target(target)
     if out is not None:
         out = prepare_out(out, target)
@@ -240,7 +251,7 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
         "revisions": [[r.doc_id, r.sha256] for r in revs], "marks": user_marks,
         "min_score": min_score, "margin": margin, "principal": str(principal),
         "fallback": [model_endpoint, model] if model_endpoint else fallback is not None,
-        "code": code_digest(),
+        "code": code_digest(), "row_aligner": row_model,
         "review": review_state(store, principal, {"sha256": hashlib.sha256(data).hexdigest()})
         if review else None})).hexdigest()
     tracer = Tracer(trace if trace is not None else default_trace(out))
@@ -259,7 +270,7 @@ def run_fill(store: Any, principal: Principal, target: Path, docs: Sequence[str]
                               "facts.table_cell": c["facts_table_cell"]})
 
             def _route() -> dict[str, Any]:
-                r = route_tables(tgt["tables"], uni["tables"])
+                r = route_tables(tgt["tables"], uni["tables"], rows_by)
                 return {"table_retrieval.json": r["retrieval"],
                         "table_alignment.json": r["alignment"]}
 

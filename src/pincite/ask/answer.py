@@ -1,10 +1,13 @@
 """Answer or abstain: the statement(s) or table cell(s) that answer, with verified
 citations, or "not found".
 
-No text is generated. `ask` runs the authorized `search`, reads the retrieved passages
-into *units* (`units`): statements — clean sentences of paragraphs, list items and form
-fields — and the data cells of tables, each with its context (heading path, the titles
-of the clauses that hold it; a cell's row and column headers). A heading, a title ("4.
+No text is generated. The question is first read by the kind model (`kind_model`): read as
+a kind, it is searched and judged as that kind's canonical wording; read as no kind, by the
+generic reader below with a stricter cosine bar for statements. `ask` runs the authorized
+`search`, reads the retrieved passages into *units* (`units`): statements — clean
+sentences of paragraphs, list items and form fields — and the data cells of tables, each
+with its context (heading path, the titles of the clauses that hold it; a cell's row and
+column headers). A heading, a title ("4.
 Limitation of Liability."), a header row or cell and a question are never units: they
 name or ask, they do not state. Each unit is judged against the question (`question`):
 

@@ -82,14 +82,17 @@ def test_the_shipped_model_never_reads_a_canonical_wording_as_another_kind():
     from pincite.embed.factory import open_embedder
 
     emb = open_embedder("minilm")
-    # a canonical wording is read as its own kind, or in its own words (the same reading):
-    # never as another kind
+    # the regression reads a canonical wording as its own kind, or as none: never as another
     own = 0
     for kind, wording in m.canonical.items():
         g = m.guess(emb.embed_query(wording), emb.space.space_id)
         assert g is None or g.kind == kind, (wording, g)
         own += g is not None
+        # … and the wording itself (case and spacing aside) is always read as its kind
+        w = m.of_wording("  " + wording.upper().replace(" ", "  "))
+        assert w is not None and w.kind == kind and w.probability == 1.0
     assert own >= 0.6 * len(m.canonical)
+    assert m.of_wording("Which law governs this deal?") is None
 
 
 CONTRACT = """# SUPPLY AGREEMENT

@@ -387,7 +387,8 @@ def _read_as(question: str, manifest: dict[str, Any], embedder: Embedder | None,
     emb = _embedder(embedder, manifest)
     if emb is None or emb.space.space_id != model.space_id:
         return None, False
-    return model.guess(emb.embed_query(question), emb.space.space_id), True
+    own = model.of_wording(question)
+    return own or model.guess(emb.embed_query(question), emb.space.space_id), True
 
 
 def choose(cands: Sequence[Candidate], pol: RankingPolicy, space: str | None,

@@ -9,8 +9,9 @@ readers (`evals/paraphrases/`), plus kinds without a canonical wording (`_unknow
 questions of the same documents about something no reader handles). A question whose
 top kind reaches the model's `threshold` and has a canonical wording is *read as* that
 wording: retrieval, the readers and the cosine bar see the canonical question, and the
-answer says so (`AskResult.read_as`). Anything else is read in its own words, by the
-generic reader with a stricter bar (`UNREAD_MIN_DENSE`).
+answer says so (`AskResult.read_as`); a question that is a kind's canonical wording is
+read as that kind whatever the regression says. Anything else is read in its own words, by
+the generic reader with a stricter bar (`UNREAD_MIN_DENSE`).
 
 The threshold is chosen when the model is fitted, by cross-validation *by phrasing* on
 the fitting phrasings alone: the least probability at which the kinds predicted for the
@@ -78,6 +79,15 @@ class KindModel:
         z = self.scale * np.asarray(vector, dtype=np.float64) @ self.weights + self.bias
         z = np.exp(z - z.max())
         return np.asarray(z / z.sum())
+
+    def of_wording(self, question: str) -> KindGuess | None:
+        """Return the kind whose canonical wording `question` is (case and spacing aside),
+        read with probability 1, or None: a kind is what its wording asks."""
+        said = " ".join(question.split()).casefold()
+        for kind, wording in self.canonical.items():
+            if " ".join(wording.split()).casefold() == said:
+                return KindGuess(kind, wording, 1.0)
+        return None
 
     def guess(self, vector: np.ndarray, space_id: str) -> KindGuess | None:
         """Return the kind to read a question as, or None: another space, a top kind under

@@ -65,9 +65,8 @@ def test_a_terminal_shows_the_pages_of_a_multi_page_pdf_and_the_documents(tmp_pa
 
 def test_pages_read_by_ocr_are_counted_out_of_the_pages_ocr_may_read(tmp_path):
     pytest.importorskip("tesserocr")
-    from tests.parse.test_ocr import P1, P2, merged, text_pdf
-
     from pincite.evals.scans import scan_pdf
+    from tests.parse.test_ocr import P1, P2, merged, text_pdf
 
     born = text_pdf([P1, P2])
     pdf = tmp_path / "mixed.pdf"  # page 1 born-digital, page 2 a scan

@@ -240,4 +240,5 @@ def test_nothing_is_written_outside_out(run):
     assert (root / OUTSIDE).read_text() == "keep"  # the planted link was not written through
     assert not (out / "records.csv").is_symlink()
     assert sorted(p.name for p in out.iterdir()) == [
-        "records.csv", "records.json", "records.xlsx", "report.html"]  # no temporary left
+        "records.csv", "records.json", "records.xlsx", "report.docx",
+        "report.html"]  # no temporary left

@@ -1,5 +1,5 @@
 """`pincite extract`: fill a schema from a case of documents; write records.json,
-report.html (the dictamen), records.xlsx and records.csv."""
+report.html (the dictamen), records.xlsx, records.csv and report.docx."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ def extract(
     docs: Annotated[list[str], typer.Argument(help="The case's documents: source ids (or SOURCE@rN).")],
     schema: Annotated[Path, typer.Option("--schema", help="Schema file (YAML or JSON).")],
     out: Annotated[Path | None, typer.Option(
-        "--out", help="Write records.json, report.html, records.xlsx and records.csv "
-        "into this folder.")] = None,
+        "--out", help="Write records.json, report.html, records.xlsx, records.csv and "
+        "report.docx into this folder.")] = None,
     case: Annotated[str | None, typer.Option(
         "--case", help="Case id (default: a digest of the source ids).")] = None,
     model_endpoint: Annotated[str | None, typer.Option(

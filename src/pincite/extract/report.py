@@ -1,5 +1,6 @@
-"""The outputs of an extraction: `records.json`, a self-contained `report.html`, and the
-same records for spreadsheets, `records.xlsx` and `records.csv` (`spreadsheets`).
+"""The outputs of an extraction: `records.json`, a self-contained `report.html`, the same
+records for spreadsheets, `records.xlsx` and `records.csv` (`spreadsheets`), and the
+dictamen for Word, `report.docx` (`wordreport`).
 
 `report.html` is the dictamen: one row per field with an outcome badge, the value (or
 "not stated in the document"; a REVIEW candidate is shown as a candidate, never as
@@ -26,23 +27,15 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from ..errors import OutputUnwritable
 from ..vocab import Outcome, RecordFlag
 from .case import Case, CaseDoc
-from .readable import format_value
+from .readable import BADGE_TITLES, BADGES, format_value
 from .schema import Schema
 from .spreadsheets import records_csv, records_workbook
+from .wordreport import report_docx
 
 CONTEXT = 160
 PX_PER_PT = 0.9
 CROP_PT = 150.0
-OUTPUT_NAMES = ("records.json", "report.html", "records.xlsx", "records.csv")
-# the badge of each outcome, and what it tells the reader (its tooltip)
-BADGES = {Outcome.SHOW: "show", Outcome.FLAG: "flagged", Outcome.REVIEW: "review",
-          Outcome.ABSTAIN: "not stated"}
-BADGE_TITLES = {
-    Outcome.SHOW: "shown as stated: the citation verified and the confidence cleared the bar",
-    Outcome.FLAG: "shown with a flag: a person should check it against the document",
-    Outcome.REVIEW: "waiting for a person's review: the value is a candidate, not a fact",
-    Outcome.ABSTAIN: "the documents do not state this field",
-}
+OUTPUT_NAMES = ("records.json", "report.html", "records.xlsx", "records.csv", "report.docx")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -179,13 +172,15 @@ def prepare_output_dir(out: Path, names: Sequence[str] = OUTPUT_NAMES) -> None:
 
 def write_outputs(out: Path, doc: dict[str, Any], case: Case, schema: Schema,
                   names: Sequence[str] = OUTPUT_NAMES) -> None:
-    """Write `records.json`, `report.html`, `records.xlsx` and `records.csv` (the names in
-    that order) into `out`, each atomically."""
+    """Write `records.json`, `report.html`, `records.xlsx`, `records.csv` and `report.docx`
+    (the names in that order) into `out`, each atomically."""
     prepare_output_dir(out, names)
     try:
         _write_atomic(out / names[0], json.dumps(doc, ensure_ascii=False, indent=2).encode("utf-8"))
         _write_atomic(out / names[1], render_report(doc, case, schema).encode("utf-8"))
         _write_atomic(out / names[2], records_workbook(doc, names[1]))
         _write_atomic(out / names[3], records_csv(doc, names[1]))
+        _write_atomic(out / names[4], report_docx(
+            doc, {d.doc_id: d.rev.acquired_at for d in case.docs}))
     except OSError as exc:
         raise OutputUnwritable(out, exc.strerror or type(exc).__name__) from None

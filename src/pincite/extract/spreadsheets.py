@@ -10,8 +10,9 @@ Cells are data, never formulas:
 - XLSX: every text cell is stored as a string (`t="s"`), even one that starts with `=` or
   reads `#N/A`; one that starts with `= + - @`, a tab or a CR also gets Excel's quote
   prefix, so editing it keeps it text. XML cannot hold the control characters other than
-  tab, LF and CR: each becomes U+FFFD. A text over 32,767 characters (Excel's limit) is
-  cut, ending in `TRUNCATED`; the whole text stays in records.json.
+  tab, LF and CR, nor U+FFFE, U+FFFF or a lone surrogate: each becomes U+FFFD
+  (`readable.xml_safe`). A text over 32,767 characters (Excel's limit) is cut, ending in
+  `TRUNCATED`; the whole text stays in records.json.
 - CSV (the OWASP rule for CSV injection): a cell that starts with `=`, `+`, `-`, `@`, a
   tab or a CR gets a leading apostrophe, and so does a cell that already starts with one,
   so reading back is one rule: drop one leading apostrophe (`csv_value`). A plain number
@@ -37,7 +38,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from .readable import format_value
+from .readable import format_value, xml_safe
 
 # The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -45,7 +46,6 @@ CSV_ESCAPE = "'"
 XLSX_MAX_CHARS = 32767
 TRUNCATED = "…[cut at 32,767 characters; the full text is in the JSON]"
 _PLAIN_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-_XML_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 EPOCH_STAMP = "1980-01-01T00:00:00Z"
 _MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
@@ -83,7 +83,7 @@ def field_anchor(field: str) -> str:
 
 
 def _xlsx_text(text: str) -> str:
-    text = _XML_ILLEGAL.sub("\ufffd", text)
+    text = xml_safe(text)
     if len(text) > XLSX_MAX_CHARS:
         text = text[:XLSX_MAX_CHARS - len(TRUNCATED)] + TRUNCATED
     return text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import os
 import re
 import shlex
 import subprocess
@@ -60,9 +61,12 @@ def test_the_transcript_is_what_make_run_prints_now():
 
 def _make_n(makefile: Path, store: str, rundir: str) -> list[list[str]]:
     """Return the commands `make -n run` prints (the venv step taken as done), as tokens."""
-    out = subprocess.run(["make", "-n", "-o", "venv-run", "-f", str(makefile), "run",
-                          f"STORE={store}", f"RUNDIR={rundir}"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
+    # under `make test` this make is a sub-make: without --no-print-directory it prints
+    # "make[1]: Entering directory …" lines, and MAKEFLAGS carries the parent's flags
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    out = subprocess.run(["make", "--no-print-directory", "-n", "-o", "venv-run", "-f",
+                          str(makefile), "run", f"STORE={store}", f"RUNDIR={rundir}"], cwd=ROOT,
+                         check=True, capture_output=True, text=True, env=env).stdout
     return [shlex.split(cmd) for cmd in out.replace("\\\n", " ").splitlines() if cmd.strip()]
 
 

@@ -77,7 +77,7 @@ def extract(
                f"new review items {result.queued}")
     if out is not None:
         typer.echo(f"wrote {out / 'records.json'}, {out / 'report.html'}, "
-                   f"{out / 'records.xlsx'} and {out / 'records.csv'}")
+                   f"{out / 'report.docx'}, {out / 'records.xlsx'} and {out / 'records.csv'}")
 
 
 def _print_table(records: list[Any]) -> None:

@@ -133,6 +133,16 @@ def test_the_date_of_a_document_is_not_the_end_of_its_term():
     q = "What is the date of this agreement?"
     assert not _states(q, "The term of this Agreement is one year, ending on 19 February 2027.")
     assert _states(q, "This Agreement is dated 20 February 2026.")
+    # the date it becomes effective is its effective date, not the date it bears …
+    assert not _states(q, 'This Lease is effective as of 1 June 2026 (the "Effective Date") by '
+                          "and between Orchard Estates LLP and Pell Bakeries Ltd.")
+    assert not _states(q, "This Lease shall be effective as of 1 June 2026.")
+    # … unless it is also made, entered into or dated then
+    assert _states(q, "This Lease is made and entered into and effective as of 1 June 2026 by "
+                      "Orchard Estates LLP and Pell Bakeries Ltd.")
+    assert _states(q, "This Lease, dated and effective as of 1 June 2026, is between Orchard "
+                      "Estates LLP and Pell Bakeries Ltd.")
+    assert _states(EFFECTIVE, 'This Agreement is effective as of 1 June 2026 (the "Effective Date").')
 
 
 # ---- names: this document, the place near the asked word, the parties --------------------

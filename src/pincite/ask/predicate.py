@@ -160,9 +160,11 @@ _BOUND_BEFORE = re.compile(r"\b(?:ending|ends?|until|till|through|thru|expir\w*|
                            r"following|within|by|commencing|starting|beginning|hasta|antes\s+de|"
                            r"desde|a\s+partir\s+de)\s+(?:on\s+|the\s+|el\s+|"
                            r"day\s+of\s+)*$", re.IGNORECASE)
-# a date the document's term starts on ("commences on", "takes effect on", "entrará en
-# vigor el"): its effective date, not the date it bears ("dated", "made on", "a 12 de enero")
+# a date the document's term starts on ("commences on", "takes effect on", "is effective as
+# of", "entrará en vigor el"): its effective date, not the date it bears ("dated", "made
+# on", "a 12 de enero"); "made and effective as of" bears it too (no copula before effective)
 _STARTS_BEFORE = re.compile(r"\b(?:commences?|begins?|starts?|takes?\s+effect|take\s+effect|"
+                            r"(?:is|be|becomes?)\s+effective|"
                             r"(?:shall|will)\s+(?:commence|begin|start)|entrar[aá]\s+en\s+vigor|"
                             r"entra\s+en\s+vigor|comenzar[aá]|se\s+inicia(?:r[aá])?)\s+"
                             r"(?:on\s+|from\s+|as\s+of\s+|the\s+|el\s+|day\s+of\s+)*$", re.IGNORECASE)

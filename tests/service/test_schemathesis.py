@@ -125,15 +125,23 @@ def test_schemathesis_over_the_whole_spec_with_two_tenants(tmp_path):
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
                "SCHEMATHESIS_HOOKS": "tests.service.st_hooks",
                "PINCITE_ST_FOREIGN": json.dumps(foreign)}
-        proc = subprocess.run(
-            [sys.executable, "-m", "schemathesis.cli", "--config-file",
-             str(tmp_path / "schemathesis.toml"), "run", str(tmp_path / "openapi.json"),
-             "--url", svc.base, "--checks", CHECKS, "--max-examples",
-             str(EXAMPLES_PER_OPERATION), "--seed", "17", "--no-color", "--report", "json",
-             "--report-json-path", str(tmp_path / "report.json"), "--workers", "2"],
-            capture_output=True, text=True, env=env, timeout=560, cwd=tmp_path)
-    assert (tmp_path / "report.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    report = json.loads((tmp_path / "report.json").read_text())
+        for _ in range(2):
+            proc = subprocess.run(
+                [sys.executable, "-m", "schemathesis.cli", "--config-file",
+                 str(tmp_path / "schemathesis.toml"), "run", str(tmp_path / "openapi.json"),
+                 "--url", svc.base, "--checks", CHECKS, "--max-examples",
+                 str(EXAMPLES_PER_OPERATION), "--seed", "17", "--no-color", "--report", "json",
+                 "--report-json-path", str(tmp_path / "report.json"), "--workers", "2"],
+                capture_output=True, text=True, env=env, timeout=560, cwd=tmp_path)
+            assert (tmp_path / "report.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+            report = json.loads((tmp_path / "report.json").read_text())
+            # CPython 3.11.7 can raise "SystemError: AST constructor recursion depth
+            # mismatch" inside schemathesis's own case generator when its two worker threads
+            # compile at once (gh-106905, fixed in later releases): a crash of the tool with
+            # no failure of the API is run once more; anything else counts as it is
+            crashed = "AST constructor recursion depth mismatch" in proc.stdout + proc.stderr
+            if report["failures"] or not report["errors"] or not crashed:
+                break
     cases = report["test_cases"]
     print(f"\nschemathesis: {report['operations']} ; test cases {cases}; "
           f"failures {len(report['failures'])}; errors {len(report['errors'])}; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -108,4 +109,17 @@ def scifact_abstracts(n: int) -> list[str]:
             if len(out) == n:
                 break
     assert len(out) == n, f"{path} holds {len(out)} abstracts, not {n}: nothing to compare"
+    return out
+
+
+def files_under(root: Path, skip: Path) -> dict[str, bytes]:
+    """Every file under `root` (links as their target's path) outside `skip`, by path."""
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        if Path(dirpath) == skip or skip in Path(dirpath).parents:
+            continue
+        for f in files:
+            p = Path(dirpath) / f
+            out[str(p.relative_to(root))] = (b"link:" + os.readlink(p).encode()
+                                             if p.is_symlink() else p.read_bytes())
     return out

@@ -12,7 +12,6 @@ import os
 import re
 import zipfile
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
@@ -25,25 +24,12 @@ from pincite.extract.spreadsheets import (
     records_workbook,
 )
 from tests.commands import invoke
-from tests.corpus import EXAMPLES, TENDER_DOCS, tender_library
+from tests.corpus import EXAMPLES, TENDER_DOCS, files_under, tender_library
 
 SCHEMA = EXAMPLES / "tender" / "schema.yaml"
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 OUTSIDE = "outside.csv"
-
-
-def _tree(root: Path, skip: Path) -> dict[str, bytes]:
-    """Every file under `root` (links as their target's path) outside `skip`, by path."""
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        if Path(dirpath) == skip or skip in Path(dirpath).parents:
-            continue
-        for f in files:
-            p = Path(dirpath) / f
-            out[str(p.relative_to(root))] = (b"link:" + os.readlink(p).encode()
-                                             if p.is_symlink() else p.read_bytes())
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +42,7 @@ def run(tmp_path_factory):
     out.mkdir()
     (root / OUTSIDE).write_text("keep")
     os.symlink(root / OUTSIDE, out / "records.csv")  # planted: must not be written through
-    before = _tree(root, root / "store")
+    before = files_under(root, root / "store")
     cwd = os.getcwd()
     os.chdir(root)
     try:
@@ -66,7 +52,7 @@ def run(tmp_path_factory):
         os.chdir(cwd)
     assert r.returncode == 0, r.stderr
     assert "records.xlsx" in r.stdout and "records.csv" in r.stdout
-    return root, out, before, _tree(root, root / "store")
+    return root, out, before, files_under(root, root / "store")
 
 
 def _sheet(ws) -> list[dict]:

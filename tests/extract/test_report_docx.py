@@ -13,7 +13,6 @@ import json
 import os
 import re
 import zipfile
-from pathlib import Path
 
 import docx
 import pytest
@@ -26,6 +25,7 @@ from pincite.extract.wordreport import report_docx
 from pincite.model import Principal
 from pincite.vocab import Outcome
 from tests.commands import invoke
+from tests.corpus import files_under
 
 ANA = "acme:ana:legal"
 OUTSIDE = "outside.docx"
@@ -52,19 +52,6 @@ SCHEMA = {"name": "fees", "fields": [
 NAMES = ["records.csv", "records.json", "records.xlsx", "report.docx", "report.html"]
 
 
-def _tree(root: Path, skip: Path) -> dict[str, bytes]:
-    """Every file under `root` (links as their target's path) outside `skip`, by path."""
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        if Path(dirpath) == skip or skip in Path(dirpath).parents:
-            continue
-        for f in files:
-            p = Path(dirpath) / f
-            out[str(p.relative_to(root))] = (b"link:" + os.readlink(p).encode()
-                                             if p.is_symlink() else p.read_bytes())
-    return out
-
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("docx")
@@ -77,11 +64,11 @@ def run(tmp_path_factory):
     out.mkdir()
     (root / OUTSIDE).write_text("keep")
     os.symlink(root / OUTSIDE, out / "report.docx")  # planted: must not be written through
-    before = _tree(root, root / "store")
+    before = files_under(root, root / "store")
     r = invoke("extract", "--schema", str(root / "schema.json"), "fees.md", "--as", ANA,
                "--out", str(out), store=root / "store")
     assert r.returncode == 0, r.stderr
-    return root, out, before, _tree(root, root / "store")
+    return root, out, before, files_under(root, root / "store")
 
 
 def _html_cell(page: str, field: str, n: int) -> str:
